@@ -1,0 +1,320 @@
+"""Typed data passed between the pipeline stages.
+
+``source`` yields :class:`Commit`, ``context`` turns one into an
+:class:`AnalysisInput`, an analyzer turns that into an :class:`Analysis`, and
+``digest`` assembles a :class:`DailyReport`, which ``render`` formats. Nothing
+downstream reaches back into an earlier stage; everything it needs travels in
+these models.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+REPORT_SCHEMA_VERSION = "1"
+
+_PR_RE = re.compile(r"\(#(\d+)\)\s*$")
+_TABLE_TRAILER_RE = re.compile(r"^\s*(signed-off-by|co-authored-by):", re.IGNORECASE)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+# --------------------------------------------------------------------------- source
+
+
+class FileStatus(StrEnum):
+    added = "added"
+    modified = "modified"
+    deleted = "deleted"
+    renamed = "renamed"
+    copied = "copied"
+
+
+class FileChange(_Model):
+    """One file of a commit's first-parent diff."""
+
+    path: str
+    old_path: str | None = None
+    status: FileStatus = FileStatus.modified
+    additions: int = 0
+    deletions: int = 0
+    binary: bool = False
+    patch: str = ""
+    patch_truncated: bool = Field(
+        default=False,
+        description="The patch text was cut at the source's byte cap; counts are still exact.",
+    )
+
+
+class Trailer(_Model):
+    key: str
+    value: str
+
+
+class Commit(_Model):
+    """A commit as the source read it: metadata, message and first-parent diff."""
+
+    sha: str
+    parents: list[str] = Field(default_factory=list)
+    author_name: str
+    author_email: str = ""
+    authored_at: datetime
+    committer_name: str = ""
+    committed_at: datetime
+    subject: str
+    body: str = ""
+    trailers: list[Trailer] = Field(default_factory=list)
+    files: list[FileChange] = Field(default_factory=list)
+    encoding_issues: list[str] = Field(
+        default_factory=list,
+        description="Fields whose bytes were not UTF-8 and were decoded with U+FFFD replacements.",
+    )
+
+    @property
+    def short_sha(self) -> str:
+        return self.sha[:7]
+
+    @property
+    def message(self) -> str:
+        return f"{self.subject}\n\n{self.body}".rstrip() if self.body else self.subject
+
+    @property
+    def pr_number(self) -> int | None:
+        match = _PR_RE.search(self.subject)
+        return int(match.group(1)) if match else None
+
+    @property
+    def headline_lines(self) -> list[str]:
+        """Message lines before the first sign-off/co-author trailer, blank lines dropped.
+
+        This is what the commit table shows; it reproduces the reference reports.
+        """
+        lines: list[str] = []
+        for line in self.message.splitlines():
+            if _TABLE_TRAILER_RE.match(line):
+                break
+            if line.strip():
+                lines.append(line)
+        return lines
+
+
+# --------------------------------------------------------------------------- context
+
+
+class FileCategory(StrEnum):
+    """Path classes, most important first; the budget spends tokens in this order."""
+
+    source = "source"
+    build = "build"
+    test = "test"
+    docs = "docs"
+    generated = "generated"
+    binary = "binary"
+
+
+class Coverage(StrEnum):
+    full = "full"
+    clipped = "clipped"
+    stats_only = "stats_only"
+
+
+class FileReceipt(_Model):
+    """What the context stage did with one file: a receipt the report shows."""
+
+    path: str
+    category: FileCategory
+    coverage: Coverage
+    tokens_total: int
+    tokens_sent: int
+
+
+class CoverageReceipt(_Model):
+    budget_tokens: int
+    tokens_sent: int
+    files: list[FileReceipt] = Field(default_factory=list)
+
+    def paths(self, coverage: Coverage) -> list[str]:
+        return [f.path for f in self.files if f.coverage == coverage]
+
+    def count(self, coverage: Coverage) -> int:
+        return sum(1 for f in self.files if f.coverage == coverage)
+
+
+class ContextFile(_Model):
+    """A file as an analyzer sees it: classified, with the patch text the budget allowed."""
+
+    path: str
+    old_path: str | None = None
+    status: FileStatus
+    category: FileCategory
+    additions: int
+    deletions: int
+    binary: bool = False
+    coverage: Coverage
+    text: str = ""
+
+
+class AnalysisInput(_Model):
+    """Everything an analyzer may read about one commit."""
+
+    repo: str
+    sha: str
+    subject: str
+    body: str
+    author_name: str
+    committed_at: datetime
+    parents: list[str]
+    files: list[ContextFile]
+    receipt: CoverageReceipt
+    total_additions: int
+    total_deletions: int
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+class ChangeType(StrEnum):
+    feat = "feat"
+    fix = "fix"
+    perf = "perf"
+    refactor = "refactor"
+    docs = "docs"
+    test = "test"
+    ci = "ci"
+    build = "build"
+    chore = "chore"
+    revert = "revert"
+
+
+class Importance(StrEnum):
+    high = "high"
+    medium = "medium"
+    low = "low"
+
+    @property
+    def rank(self) -> int:
+        """0 for high: sorting by rank puts the important first."""
+        return ("high", "medium", "low").index(self.value)
+
+
+class AnalysisStatus(StrEnum):
+    ok = "ok"
+    fallback = "fallback"
+    failed = "failed"
+
+
+class Flags(_Model):
+    security: bool = False
+    breaking: bool = False
+    user_facing: bool = False
+
+
+class Insight(_Model):
+    aspect: Literal["architecture", "performance", "security", "compatibility", "maintainability"]
+    text: str
+
+
+class Recommendation(_Model):
+    audience: Literal["users", "operators", "developers"]
+    text: str
+
+
+class Analysis(_Model):
+    """One commit judged against the rubric; deep fields are filled for high/medium only."""
+
+    type: ChangeType
+    secondary_types: list[ChangeType] = Field(default_factory=list)
+    importance: Importance
+    importance_reason: str = ""
+    flags: Flags = Field(default_factory=Flags)
+    summary: list[str] = Field(default_factory=list)
+    one_line: str
+    impact_scope: list[str] = Field(default_factory=list)
+    insights: list[Insight] = Field(default_factory=list)
+    risks: list[str] = Field(default_factory=list)
+    recommendations: list[Recommendation] = Field(default_factory=list)
+    coverage: CoverageReceipt
+    analyzer: str = Field(description="Fingerprint of the analyzer that produced this.")
+    status: AnalysisStatus = AnalysisStatus.ok
+    note: str = Field(default="", description="Why the analysis is degraded, when it is.")
+
+
+# --------------------------------------------------------------------------- digest
+
+
+class ReportCommit(_Model):
+    sha: str
+    short_sha: str
+    url: str | None = None
+    committed_at: datetime
+    author: str
+    subject: str
+    message_lines: list[str]
+    pr_number: int | None = None
+    pr_url: str | None = None
+    encoding_issues: list[str] = Field(default_factory=list)
+    analysis: Analysis
+
+
+class DayLink(_Model):
+    """A relation between commits that only the whole day shows."""
+
+    kind: Literal["revert", "series"]
+    label: str
+    shas: list[str]
+
+
+class Highlight(_Model):
+    text: str
+    shas: list[str]
+
+
+class Stats(_Model):
+    total: int = 0
+    high: int = 0
+    medium: int = 0
+    low: int = 0
+    degraded: int = 0
+    by_type: dict[str, int] = Field(default_factory=dict)
+    additions: int = 0
+    deletions: int = 0
+    files_changed: int = 0
+
+
+class RunInfo(_Model):
+    analyzer: str
+    prompt_version: str | None = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    degraded: int = 0
+    cached: int = 0
+
+
+class DailyReport(_Model):
+    """The whole report for one repository and one day; also the public JSON format."""
+
+    schema_version: Literal["1"] = REPORT_SCHEMA_VERSION
+    repo: str
+    repo_url: str | None = None
+    date: date
+    timezone: str
+    language: Literal["zh", "en"] = "zh"
+    commits: list[ReportCommit] = Field(default_factory=list, description="Newest first.")
+    stats: Stats = Field(default_factory=Stats)
+    links: list[DayLink] = Field(default_factory=list)
+    highlights: list[Highlight] = Field(default_factory=list)
+    run: RunInfo
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def degraded(self) -> bool:
+        return self.stats.degraded > 0
