@@ -1,0 +1,201 @@
+"""Configuration: the packaged commented default, the user's file, environment, flags.
+
+Each layer overrides the one before it. Errors name the key and the file they
+came from, because a config error is a user's to fix.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from repodaily.errors import ConfigError
+
+ENV_PREFIX = "REPODAILY__"
+CONFIG_FILE_NAME = "repodaily.toml"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RepoConfig(_Section):
+    name: str | None = Field(default=None, pattern=r"^[^/\s]+/[^/\s]+$")
+    url: str | None = None
+    path: str | None = None
+    branch: str | None = None
+    web_url: str | None = Field(
+        default=None,
+        description="Base URL of commit links; None derives https://github.com/{name}, '' disables links.",
+    )
+
+    @model_validator(mode="after")
+    def _one_location(self) -> RepoConfig:
+        if bool(self.url) == bool(self.path):
+            raise ValueError("give exactly one of 'url' or 'path'")
+        return self
+
+    @property
+    def location(self) -> str:
+        return self.url or self.path or ""
+
+
+class OutputConfig(_Section):
+    dir: str = "reports"
+    path: str = "{year}/{repo}/{date}.md"
+    formats: list[Literal["md", "json"]] = Field(default_factory=lambda: ["md"], min_length=1)
+
+    @field_validator("path")
+    @classmethod
+    def _known_fields(cls, value: str) -> str:
+        fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
+        try:
+            value.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"unknown or malformed field in path template: {exc}") from None
+        return value
+
+
+class ContextConfig(_Section):
+    budget_tokens: int = Field(default=6000, gt=0)
+    max_patch_bytes: int = Field(default=1_000_000, gt=0)
+
+
+class AnalyzerConfig(_Section):
+    name: str = "heuristic"
+    concurrency: int = Field(default=8, ge=1, le=256)
+
+
+class Config(_Section):
+    timezone: str = "Asia/Shanghai"
+    language: Literal["zh", "en"] = "zh"
+    cache_dir: str = ""
+    templates_dir: str = ""
+    analyzer: AnalyzerConfig = Field(default_factory=AnalyzerConfig)
+    output: OutputConfig = Field(default_factory=OutputConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    repos: list[RepoConfig] = Field(default_factory=list)
+
+    @field_validator("timezone")
+    @classmethod
+    def _real_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"unknown IANA timezone {value!r}") from None
+        return value
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def cache_path(self) -> Path:
+        if self.cache_dir:
+            return Path(self.cache_dir).expanduser()
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "repodaily"
+
+
+def _default_layer() -> dict[str, Any]:
+    text = resources.files("repodaily").joinpath("default_config.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _file_layer(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _env_value(raw: str) -> Any:
+    """Read an environment value as a TOML literal when it is one, else as a string."""
+    try:
+        return tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        return raw
+
+
+def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    for key, raw in environ.items():
+        if not key.startswith(ENV_PREFIX):
+            continue
+        parts = [p.lower() for p in key[len(ENV_PREFIX) :].split("__") if p]
+        node = layer
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = _env_value(raw)
+    return layer
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _describe(error: ValidationError, source: str) -> str:
+    first = error.errors()[0]
+    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
+    message = first["msg"]
+    if first["type"] == "extra_forbidden":
+        message = "unknown key"
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{source}: {key}: {message}{more}"
+
+
+def find_config_file(explicit: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path | None:
+    """The file named by ``--config``, else ``$REPODAILY_CONFIG``, else ``./repodaily.toml`` if present."""
+    if explicit:
+        return Path(explicit)
+    if environ.get("REPODAILY_CONFIG"):
+        return Path(environ["REPODAILY_CONFIG"])
+    local = Path(CONFIG_FILE_NAME)
+    return local if local.is_file() else None
+
+
+def load_config(
+    path: Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Layer default < file < environment < ``overrides`` (the command-line flags) and validate."""
+    environ = os.environ if environ is None else environ
+    data = _default_layer()
+    source = "default configuration"
+    if path is not None:
+        data = _merge(data, _file_layer(path))
+        source = str(path)
+    env_layer = _env_layer(environ)
+    if env_layer:
+        data = _merge(data, env_layer)
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
+        raise ConfigError(_describe(exc, where)) from None
+    if overrides:
+        try:
+            config = Config.model_validate(_merge(config.model_dump(), overrides))
+        except ValidationError as exc:
+            raise ConfigError(_describe(exc, "command line")) from None
+    return config

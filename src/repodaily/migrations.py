@@ -1,0 +1,78 @@
+"""Numbered schema migrations for the SQLite store.
+
+Each migration is a small function applied once, in order, and recorded in
+``_migrations``; a blank database and one from any older release end in the
+same schema.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = []
+
+
+def _migration(function: Migration) -> Migration:
+    MIGRATIONS.append(function)
+    return function
+
+
+@_migration
+def m001_analyses(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE analyses (
+            repo TEXT NOT NULL,
+            sha TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            analysis TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (repo, sha, fingerprint)
+        )
+        """
+    )
+
+
+@_migration
+def m002_runs(db: sqlite3.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            command TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            summary TEXT
+        )
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE reports (
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            commits INTEGER NOT NULL,
+            degraded INTEGER NOT NULL,
+            paths TEXT NOT NULL
+        )
+        """
+    )
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply every migration not yet recorded; return the names applied."""
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    applied: list[str] = []
+    for function in MIGRATIONS:
+        name = function.__name__
+        if name in done:
+            continue
+        with db:
+            function(db)
+            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+        applied.append(name)
+    return applied

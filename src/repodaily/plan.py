@@ -1,0 +1,76 @@
+"""Plan the work: which report days, and the exact time window of each.
+
+A report day D in timezone TZ covers committer dates in [D 00:00:00, D 23:59:59]
+TZ. "Yesterday" is taken in TZ too, so a team in Shanghai and a CI runner in UTC
+agree on what yesterday's report is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from repodaily.errors import ConfigError
+
+#: The longest backfill one invocation accepts; longer ones are almost always typos.
+MAX_DAYS = 3660
+
+
+@dataclass(frozen=True)
+class DayWindow:
+    day: date
+    start: datetime
+    end: datetime
+
+
+def day_window(day: date, tz: ZoneInfo) -> DayWindow:
+    """The inclusive window of committer times that belong to ``day`` in ``tz``."""
+    return DayWindow(day, datetime.combine(day, time(0, 0, 0), tz), datetime.combine(day, time(23, 59, 59), tz))
+
+
+def today_in(tz: ZoneInfo, now: datetime | None = None) -> date:
+    return (now or datetime.now(tz)).astimezone(tz).date()
+
+
+def _parse_day(value: str, option: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ConfigError(f"{option} {value!r} is not a date; use YYYY-MM-DD") from None
+
+
+def resolve_days(
+    *,
+    day: str | None,
+    since: str | None,
+    until: str | None,
+    tz: ZoneInfo,
+    now: datetime | None = None,
+) -> list[date]:
+    """Turn ``--date`` or ``--since/--until`` into report days, oldest first.
+
+    With neither, the answer is yesterday in ``tz``. Days after today in ``tz`` are
+    refused: they have no commits yet, and a report of them would look like a
+    quiet day. Today itself is allowed (a partial day, on purpose).
+    """
+    if day and (since or until):
+        raise ConfigError("give either --date or --since/--until, not both")
+    today = today_in(tz, now)
+    if day:
+        first = last = _parse_day(day, "--date")
+    elif since or until:
+        first = _parse_day(since, "--since") if since else None
+        last = _parse_day(until, "--until") if until else today - timedelta(days=1)
+        if first is None:
+            raise ConfigError("--until needs --since")
+    else:
+        first = last = today - timedelta(days=1)
+    if last > today:
+        raise ConfigError(f"{last.isoformat()} is in the future (today is {today.isoformat()} in {tz.key})")
+    if first > last:
+        raise ConfigError(f"--since {first.isoformat()} is after --until {last.isoformat()}")
+    count = (last - first).days + 1
+    if count > MAX_DAYS:
+        raise ConfigError(f"{count} days requested; at most {MAX_DAYS} in one run")
+    return [first + timedelta(days=offset) for offset in range(count)]

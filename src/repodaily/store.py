@@ -1,0 +1,113 @@
+"""The SQLite store: the analysis cache, and a record of runs and the reports they wrote.
+
+Analyses are keyed by (repo, sha, analyzer fingerprint) and written the moment
+each completes, so a killed run resumes where it stopped and a rerun of the same
+day does no analyzer work. Only the pipeline talks to the store; analyzers never do.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from repodaily.errors import StoreError
+from repodaily.migrations import migrate
+from repodaily.models import Analysis
+
+DB_FILE_NAME = "repodaily.db"
+_SQLITE_MAX_VARIABLES = 900
+
+
+@contextmanager
+def _store_errors(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: store error: {exc}") from exc
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Store:
+    """One SQLite file in WAL mode under the cache directory."""
+
+    def __init__(self, cache_dir: Path) -> None:
+        self.path = Path(cache_dir) / DB_FILE_NAME
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cache directory {cache_dir} is not usable: {exc.strerror or exc}") from exc
+        try:
+            self._db = sqlite3.connect(self.path, timeout=30)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            migrate(self._db)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open the store: {exc}") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # -- analyses
+
+    def get_analyses(self, repo: str, shas: Iterable[str], fingerprint: str) -> dict[str, Analysis]:
+        """The cached analyses among ``shas``; absent ones are simply missing from the result."""
+        wanted = list(dict.fromkeys(shas))
+        found: dict[str, Analysis] = {}
+        with _store_errors(self.path):
+            for offset in range(0, len(wanted), _SQLITE_MAX_VARIABLES):
+                chunk = wanted[offset : offset + _SQLITE_MAX_VARIABLES]
+                marks = ",".join("?" * len(chunk))
+                rows = self._db.execute(
+                    f"SELECT sha, analysis FROM analyses WHERE repo = ? AND fingerprint = ? AND sha IN ({marks})",
+                    (repo, fingerprint, *chunk),
+                )
+                for sha, payload in rows:
+                    found[sha] = Analysis.model_validate_json(payload)
+        return found
+
+    def put_analysis(self, repo: str, sha: str, analysis: Analysis) -> None:
+        """Write one analysis now, keyed by its own fingerprint."""
+        with _store_errors(self.path), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO analyses (repo, sha, fingerprint, analysis, created_at) VALUES (?, ?, ?, ?, ?)",
+                (repo, sha, analysis.analyzer, analysis.model_dump_json(), _now()),
+            )
+
+    def count_analyses(self) -> int:
+        with _store_errors(self.path):
+            return self._db.execute("SELECT count(*) FROM analyses").fetchone()[0]
+
+    # -- runs
+
+    def start_run(self, command: str) -> int:
+        with _store_errors(self.path), self._db:
+            cursor = self._db.execute("INSERT INTO runs (command, started_at) VALUES (?, ?)", (command, _now()))
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(self, run_id: int, summary: dict[str, Any]) -> None:
+        with _store_errors(self.path), self._db:
+            self._db.execute(
+                "UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?",
+                (_now(), json.dumps(summary, ensure_ascii=False), run_id),
+            )
+
+    def record_report(self, run_id: int, repo: str, day: date, commits: int, degraded: int, paths: list[str]) -> None:
+        with _store_errors(self.path), self._db:
+            self._db.execute(
+                "INSERT INTO reports (run_id, repo, day, commits, degraded, paths) VALUES (?, ?, ?, ?, ?, ?)",
+                (run_id, repo, day.isoformat(), commits, degraded, json.dumps(paths)),
+            )

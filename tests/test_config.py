@@ -1,0 +1,67 @@
+from pathlib import Path
+
+import pytest
+
+from repodaily.config import load_config
+from repodaily.errors import ConfigError
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "repodaily.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_defaults_come_from_the_packaged_commented_file():
+    config = load_config(None, environ={})
+    assert config.timezone == "Asia/Shanghai"
+    assert config.language == "zh"
+    assert config.output.path == "{year}/{repo}/{date}.md"
+    assert config.context.budget_tokens == 6000
+
+
+def test_file_then_environment_then_flags_override(tmp_path):
+    path = _write(tmp_path, 'language = "en"\n[context]\nbudget_tokens = 100\n')
+    env = {"REPODAILY__CONTEXT__BUDGET_TOKENS": "200", "REPODAILY__TIMEZONE": "UTC"}
+    config = load_config(path, environ=env, overrides={"timezone": "Europe/Paris"})
+    assert config.language == "en"
+    assert config.context.budget_tokens == 200
+    assert config.timezone == "Europe/Paris"
+
+
+def test_repos_are_read(tmp_path):
+    path = _write(tmp_path, '[[repos]]\nname = "o/r"\nurl = "https://github.com/o/r.git"\n')
+    (repo,) = load_config(path, environ={}).repos
+    assert (repo.name, repo.location) == ("o/r", "https://github.com/o/r.git")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("timezone = 'Mars/Olympus'", "timezone: Value error, unknown IANA timezone"),
+        ("[context]\nbudget_tokens = 0", "context.budget_tokens"),
+        ("[context]\nbudgte_tokens = 5", "context.budgte_tokens: unknown key"),
+        ("language = 'fr'", "language"),
+        ("[[repos]]\nname = 'o/r'", "repos.0: Value error, give exactly one of 'url' or 'path'"),
+        ("[output]\npath = '{year}/{nope}.md'", "output.path"),
+        ("language = ", "not valid TOML"),
+    ],
+)
+def test_config_errors_name_the_file_and_the_key(tmp_path, text, fragment):
+    path = _write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path, environ={})
+    message = str(info.value)
+    assert str(path) in message
+    assert fragment in message
+    assert "\n" not in message
+
+
+def test_environment_errors_say_they_came_from_the_environment():
+    with pytest.raises(ConfigError, match="environment"):
+        load_config(None, environ={"REPODAILY__CONTEXT__BUDGET_TOKENS": "-1"})
+
+
+def test_missing_config_file_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config(tmp_path / "nope.toml", environ={})
