@@ -51,6 +51,10 @@ class FileChange(_Model):
         default=False,
         description="The patch text was cut at the source's byte cap; counts are still exact.",
     )
+    content_missing: bool = Field(
+        default=False,
+        description="The file's blobs are absent (a partial clone); its patch and counts are unknown.",
+    )
 
 
 class Trailer(_Model):

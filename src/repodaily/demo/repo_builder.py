@@ -62,7 +62,7 @@ class RepoBuilder:
         *,
         when: datetime,
         authored: datetime | None = None,
-        author: str = "Ada Lovelace",
+        author: str | bytes = "Ada Lovelace",
         email: str = "ada@example.invalid",
         files: dict[str, str | bytes] | None = None,
         committer: str = "GitHub",
@@ -71,11 +71,13 @@ class RepoBuilder:
 
         ``when`` is the committer date (what a report day is cut by); ``authored``
         defaults to it. Both must be timezone-aware. A ``bytes`` message is stored
-        verbatim, which is how a non-UTF-8 message gets into history.
+        verbatim (and so is a ``bytes`` author), which is how non-UTF-8 bytes get into history.
         """
         for relpath, content in (files or {}).items():
             self.write(relpath, content)
         self.git("add", "-A")
+        if isinstance(message, bytes) or isinstance(author, bytes):
+            return self._commit_verbatim(message, author, email, committer, when, authored or when)
         env = {
             "GIT_AUTHOR_NAME": author,
             "GIT_AUTHOR_EMAIL": email,
@@ -84,9 +86,35 @@ class RepoBuilder:
             "GIT_COMMITTER_EMAIL": "noreply@example.invalid",
             "GIT_COMMITTER_DATE": when.isoformat(),
         }
-        raw = message if isinstance(message, bytes) else message.encode("utf-8")
-        self.git("commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-", env=env, input=raw)
+        self.git("commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-", env=env, input=message.encode("utf-8"))
         return self.git("rev-parse", "HEAD")
+
+    def _commit_verbatim(
+        self, message: str | bytes, author: str | bytes, email: str, committer: str, when: datetime, authored: datetime
+    ) -> str:
+        """Write the commit object by hand: ``git commit`` would transcode non-UTF-8 bytes as Latin-1."""
+        self.git("add", "-A")
+        tree = self.git("write-tree")
+        parent = self.git("rev-parse", "HEAD") if self._has_head() else ""
+
+        def ident(name: str | bytes, mail: str, moment: datetime) -> bytes:
+            raw_name = name if isinstance(name, bytes) else name.encode("utf-8")
+            return raw_name + f" <{mail}> {int(moment.timestamp())} {moment.strftime('%z')}".encode()
+
+        raw = f"tree {tree}\n".encode() + (f"parent {parent}\n".encode() if parent else b"")
+        raw += b"author " + ident(author, email, authored) + b"\n"
+        raw += b"committer " + ident(committer, "noreply@example.invalid", when) + b"\n\n"
+        raw += message if isinstance(message, bytes) else message.encode("utf-8")
+        sha = self.git("hash-object", "-t", "commit", "-w", "--stdin", input=raw)
+        self.git("update-ref", "HEAD", sha)
+        return sha
+
+    def _has_head(self) -> bool:
+        try:
+            self.git("rev-parse", "--verify", "-q", "HEAD")
+        except subprocess.CalledProcessError:
+            return False
+        return True
 
     def merge(self, branch: str, message: str, *, when: datetime) -> str:
         """A true merge commit of ``branch`` into the current branch (no fast-forward)."""

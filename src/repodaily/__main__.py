@@ -1,0 +1,3 @@
+from repodaily.cli import main
+
+main()

@@ -1,0 +1,687 @@
+"""The offline analyzer: judges a commit against the rubric without a model.
+
+It is the embedded default when no LLM is configured and the per-commit
+fallback when one fails, so it reads nothing but the :class:`AnalysisInput`,
+does pure CPU work and has no failure mode of its own. What it knows lives in
+``heuristic_rules.toml`` (:class:`~repodaily.analyzers.rules.RuleSet`); this
+module gathers evidence generically (title tags, Conventional Commits, title
+patterns, path classes, dependency versions, removed definitions), weighs it,
+and writes the judgement in the report's language from that table's sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers.rules import Messages, RuleSet, TagRule
+from repodaily.errors import ConfigError
+from repodaily.models import (
+    Analysis,
+    AnalysisInput,
+    ChangeType,
+    ContextFile,
+    FileCategory,
+    FileStatus,
+    Flags,
+    Importance,
+    Insight,
+    Recommendation,
+)
+
+__all__ = ["HeuristicAnalyzer"]
+
+_PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
+_LEADING_TAG = re.compile(r"^\s*\[([^\[\]]{1,80})\]\s*[:\-–—]?\s*")
+_CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?(?P<bang>!)?:\s*(?P<rest>.*)$")
+_COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
+_REVERT_QUOTED = re.compile(r'^revert\s*:?\s*"(?P<inner>.*)"\s*$', re.IGNORECASE)
+_REVERT_PLAIN = re.compile(r"^revert\b\s*:?\s*(?P<inner>.*)$", re.IGNORECASE)
+_TRAILER = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by|cc|change-id):",
+    re.IGNORECASE,
+)
+_BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
+_NOT_PROSE = ("#", "<", "|", "```", "---", ">", "[", "!", "http")
+_MAX_QUOTED = 200
+_MAX_SCOPE = 4
+_MAX_REVERT_DEPTH = 3
+_RANK = {category: index for index, category in enumerate(FileCategory)}
+
+
+# --------------------------------------------------------------------------- reading the title
+
+
+@dataclass(frozen=True)
+class _Title:
+    subject: str
+    tags: tuple[str, ...] = ()
+    conventional: ChangeType | None = None
+    conventional_word: str = ""
+    scope: str = ""
+    bang: bool = False
+    description: str = ""
+    revert_of: str | None = None  # None: not a revert; "": reverts something the title does not name
+
+    @property
+    def shown(self) -> str:
+        """What texts quote: the description, or the whole line when the tags carry the meaning (a revert)."""
+        return self.subject if self.revert_of is not None else (self.description or self.subject)
+
+
+def _parse_title(subject: str, rules: RuleSet) -> _Title:
+    """Split a first line into tags, a Conventional Commits prefix, the description and a revert target."""
+    lines = subject.strip().splitlines()
+    line = _PR_SUFFIX.sub("", lines[0].strip() if lines else "")
+    rest = line
+    tags: list[str] = []
+    while match := _LEADING_TAG.match(rest):
+        tags.append(match.group(1).strip())
+        rest = rest[match.end() :]
+    revert_of = _revert_target(rest)
+    if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
+        revert_of = rest
+    conventional, word, scope, bang = None, "", "", False
+    if match := _CONVENTIONAL.match(rest):
+        mapped = rules.conventional.types.get(match.group("word").lower())
+        if mapped is not None:
+            word, scope, bang = match.group("word"), (match.group("scope") or "").strip(), bool(match.group("bang"))
+            conventional = rules.conventional.scope_types.get(scope.lower(), mapped)
+            rest = match.group("rest").strip()
+            if mapped == ChangeType.revert and revert_of is None:
+                revert_of = _revert_target(f"revert {rest}") or rest
+    return _Title(line, tuple(tags), conventional, word, scope, bang, rest.strip(), revert_of)
+
+
+def _revert_target(text: str) -> str | None:
+    if match := _REVERT_QUOTED.match(text):
+        return _PR_SUFFIX.sub("", match.group("inner").strip())
+    if match := _REVERT_PLAIN.match(text):
+        return match.group("inner").strip().strip('"').strip()
+    return None
+
+
+def _body_lines(body: str) -> list[str]:
+    return [line for line in body.splitlines() if not _TRAILER.match(line)]
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+@dataclass(frozen=True)
+class _DependencyChange:
+    name: str
+    old: str | None
+    new: str
+    major: bool  # a major dependency, whatever the version step
+    big_step: bool  # the first two version numbers differ (or the old one is unknown)
+
+
+@dataclass
+class _Evidence:
+    """Everything the message and the diff say, before any decision."""
+
+    votes: dict[ChangeType, float] = field(default_factory=dict)
+    cites: dict[ChangeType, list[str]] = field(default_factory=dict)
+    caps: list[tuple[Importance, str]] = field(default_factory=list)
+    signals: dict[str, str] = field(default_factory=dict)
+    areas: list[str] = field(default_factory=list)
+    user_facing: bool | None = None
+    removed_names: list[str] = field(default_factory=list)
+    dependencies: list[_DependencyChange] = field(default_factory=list)
+    breaking_footer: str = ""
+
+    def vote(self, change_type: ChangeType | None, weight: float, cite: str) -> None:
+        if change_type is None or weight <= 0:
+            return
+        self.votes[change_type] = self.votes.get(change_type, 0.0) + weight
+        cites = self.cites.setdefault(change_type, [])
+        if cite not in cites:
+            cites.append(cite)
+
+    def signal(self, name: str, cite: str) -> None:
+        self.signals.setdefault(name, cite)
+
+    @property
+    def narrow(self) -> bool:
+        return "narrow" in self.signals
+
+    @property
+    def says_anything(self) -> bool:
+        return bool(self.votes or self.signals or self.caps)
+
+
+def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str) -> None:
+    evidence.vote(rule.type, rule.weight, cite)
+    if rule.area and tag not in evidence.areas:
+        evidence.areas.append(tag)
+    if rule.narrow:
+        evidence.signal("narrow", tag)
+    if rule.max_importance is not None:
+        evidence.caps.append((rule.max_importance, cite))
+    if rule.user_facing is not None:
+        evidence.user_facing = rule.user_facing
+    if rule.security:
+        evidence.signal("security", cite)
+
+
+def _read_message(title: _Title, body: str, rules: RuleSet, quote: str) -> _Evidence:
+    """Votes, caps and signals from the title's tags, prefix and patterns and from the body."""
+    evidence = _Evidence()
+    for tag in title.tags:
+        for rule in rules.lookup_tag(tag):
+            _apply_tag(evidence, rule, tag, f"[{tag}]")
+    if title.conventional is not None:
+        cite = f"`{title.conventional_word}{f'({title.scope})' if title.scope else ''}{'!' if title.bang else ''}:`"
+        evidence.vote(title.conventional, rules.conventional.weight, cite)
+        if title.scope:
+            for rule in rules.lookup_tag(title.scope):
+                _apply_tag(evidence, rule, title.scope, cite)
+        if title.bang:
+            evidence.signal("breaking", "bang")
+    if title.revert_of is not None:
+        evidence.vote(ChangeType.revert, 10.0, quote.format(text=title.subject))
+    stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
+    body_text = "\n".join(_body_lines(body))
+    texts = {
+        "description": [title.description, stripped] if stripped != title.description else [title.description],
+        "title": [title.subject],
+        "body": [body_text],
+    }
+    for rule in rules.patterns.values():
+        match = next((m for text in texts[rule.where] if (m := rule.regex.search(text))), None)
+        if match is None:
+            continue
+        cite = quote.format(text=match.group(0).strip())
+        evidence.vote(rule.type, rule.weight, cite)
+        if rule.max_importance is not None:
+            evidence.caps.append((rule.max_importance, cite))
+        if rule.signal is not None:
+            evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)
+    for line in body_text.splitlines():
+        if match := _BREAKING_FOOTER.match(line.strip()):
+            evidence.breaking_footer = match.group("text").strip()
+            break
+    return evidence
+
+
+# --------------------------------------------------------------------------- files
+
+
+@dataclass
+class _Files:
+    """The commit's files as classes: which count, what they alone decide, whether they only move."""
+
+    files: list[ContextFile]
+    classes: list[str]
+    counted: list[int]
+    only_types: dict[ChangeType, int]
+    dominant_class: str
+    pure_move: bool
+
+
+def _read_files(files: list[ContextFile], rules: RuleSet) -> _Files:
+    classes = [rules.path_class(f.path, f.category) for f in files]
+    counted = [i for i, name in enumerate(classes) if not rules.path_rules(name).ignorable] or list(range(len(files)))
+    lines: Counter[str] = Counter()
+    for i in counted:
+        lines[classes[i]] += max(1, files[i].additions + files[i].deletions)
+    only_types: dict[ChangeType, int] = {}
+    if counted and all(rules.path_rules(classes[i]).type is not None for i in counted):
+        for name, count in lines.items():
+            change_type = rules.path_rules(name).type
+            assert change_type is not None
+            only_types[change_type] = only_types.get(change_type, 0) + count
+    dominant = lines.most_common(1)[0][0] if lines else "source"
+    return _Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules))
+
+
+def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
+    moved = [f for f in files if f.status in (FileStatus.renamed, FileStatus.copied)]
+    others = [f for f in files if f.status not in (FileStatus.renamed, FileStatus.copied)]
+    return bool(moved) and all(
+        f.additions + f.deletions <= rules.moves.max_lines_per_moved_file for f in moved
+    ) and all(f.additions + f.deletions <= rules.moves.max_lines_per_other_file for f in others)
+
+
+def _patch_lines(file: ContextFile, sign: str) -> list[str]:
+    return [line for line in file.text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3)]
+
+
+def _read_diff(evidence: _Evidence, title: _Title, facts: _Files, rules: RuleSet) -> None:
+    """Add what the patches show: removed public definitions and dependency versions."""
+    definitions = rules.removed_definitions
+    removed: list[str] = []
+    added: set[str] = set()
+    for file, name in zip(facts.files, facts.classes, strict=True):
+        path_class = rules.path_rules(name)
+        if path_class.type not in (None, ChangeType.build):
+            continue
+        for regex in definitions.regexes:
+            removed += [m.group("name") for line in _patch_lines(file, "-") if (m := regex.search(line))]
+            added |= {m.group("name") for line in _patch_lines(file, "+") if (m := regex.search(line))}
+    evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in added))
+    if evidence.removed_names:
+        evidence.vote(definitions.type, definitions.weight, f"`{evidence.removed_names[0]}`")
+        evidence.signal("breaking", "definitions")
+    evidence.dependencies = _dependency_changes(title, facts, rules)
+    for change in evidence.dependencies:
+        weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
+        evidence.vote(ChangeType.build, weight, f"`{change.name}`")
+
+
+def _dependency_changes(title: _Title, facts: _Files, rules: RuleSet) -> list[_DependencyChange]:
+    deps = rules.dependencies
+    found: dict[str, tuple[str, str | None, str]] = {}
+    for pattern in deps.title_regexes:
+        if match := pattern.search(title.description):
+            name = match.group("name")
+            found[name.lower()] = (name, match.groupdict().get("old"), match.group("new"))
+    for file, name in zip(facts.files, facts.classes, strict=True):
+        if rules.path_rules(name).type != ChangeType.build:
+            continue
+        old = {m.group("name").lower(): m.group("version") for line in _patch_lines(file, "-") if (m := deps.line_regex.match(line))}
+        for line in _patch_lines(file, "+"):
+            match = deps.line_regex.match(line)
+            if match is None or deps.is_filler(match.group("name")):
+                continue
+            key = match.group("name").lower()
+            if key in old and old[key] != match.group("version") and (key not in found or found[key][1] is None):
+                found[key] = (match.group("name"), old[key], match.group("version"))
+    changes: dict[str, _DependencyChange] = {}
+    for name, old_version, new_version in found.values():
+        big = old_version is None or old_version.split(".")[:2] != new_version.split(".")[:2]
+        change = _DependencyChange(name, old_version, new_version, deps.is_major(name), big)
+        # `torch` in the title and `TORCH_SUPPORTED_VERSION` in CMake are one bump; keep the one showing both versions.
+        key = deps.words(name)[0] if change.major else name.lower()
+        if key not in changes or (changes[key].old is None and old_version is not None):
+            changes[key] = change
+    return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
+
+
+# --------------------------------------------------------------------------- judgement
+
+Reason = tuple[str, dict[str, Any]]
+
+
+@dataclass
+class _Judgement:
+    type: ChangeType
+    secondary: list[ChangeType]
+    importance: Importance
+    reasons: list[Reason]
+    security: bool
+    breaking: bool
+    user_facing: bool
+    basis: str  # "revert", "paths", "moves" or "source"
+    reverted: str | None = None
+
+
+class _Ladder:
+    """The importance as the rubric's steps move it, with the reason of every move."""
+
+    def __init__(self, level: Importance, reason: Reason) -> None:
+        self.level = level
+        self.reasons = [reason]
+
+    def at_least(self, level: Importance, reason: Reason) -> None:
+        if level.rank < self.level.rank:
+            self.level = level
+            self.reasons.insert(0, reason)
+
+    def at_most(self, level: Importance, reason: Reason) -> None:
+        if level.rank > self.level.rank:
+            self.level = level
+            self.reasons.insert(0, reason)
+
+
+def _best(pool: dict[ChangeType, float], rules: RuleSet) -> ChangeType:
+    order = rules.decision.tie_order
+    return max(pool, key=lambda t: (pool[t], -order.index(t)))
+
+
+def _primary(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet) -> tuple[ChangeType, str]:
+    """Rubric order: a revert is a revert; files alone can decide; a pure move is a refactor; then the votes."""
+    if title.revert_of is not None:
+        return ChangeType.revert, "revert"
+    if facts.only_types:
+        voted = {t: evidence.votes[t] for t in facts.only_types if evidence.votes.get(t, 0) > 0}
+        return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
+    if facts.pure_move:
+        return ChangeType.refactor, "moves"
+    if evidence.votes:
+        return _best(evidence.votes, rules), "source"
+    return rules.decision.fallback_type, "source"
+
+
+def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, quote: str, depth: int = 0) -> _Judgement:
+    primary, basis = _primary(title, evidence, facts, rules)
+    secondary = [
+        t
+        for t in sorted(evidence.votes, key=lambda t: -evidence.votes[t])
+        if t != primary and t != ChangeType.revert and evidence.votes[t] >= rules.decision.secondary_min_weight
+    ][:2]
+    only_prose = basis == "paths" and set(facts.only_types) <= {ChangeType.test, ChangeType.docs}
+    security = "security" in evidence.signals
+    explicit_break = evidence.signals.get("breaking") in ("bang", "footer", "definitions")
+    breaking = "breaking" in evidence.signals and (explicit_break or basis != "paths" or ChangeType.build in facts.only_types)
+    ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
+    for level, cite in evidence.caps:
+        ladder.at_most(level, ("reason_cap", {"match": cite}))
+    path_caps = [rules.path_rules(facts.classes[i]).max_importance for i in facts.counted]
+    if path_caps and all(path_caps):
+        loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
+        ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    if basis == "source" and not evidence.caps and not evidence.narrow:
+        if "severe" in evidence.signals and primary == ChangeType.fix:
+            ladder.at_least(Importance.high, ("reason_severe", {"match": evidence.signals["severe"]}))
+        if "default_change" in evidence.signals and primary in (ChangeType.feat, ChangeType.fix, ChangeType.perf):
+            ladder.at_least(Importance.high, ("reason_default_change", {"match": evidence.signals["default_change"]}))
+    for change in evidence.dependencies:
+        if change.major:
+            level = Importance.high if change.big_step else Importance.medium
+            key = "reason_major_dependency" if change.big_step else "reason_dependency"
+            ladder.at_least(level, (key, {"changes": change}))
+    if breaking:
+        ladder.at_least(Importance.medium, ("reason_breaking", {"evidence": evidence.signals["breaking"]}))
+    if security:
+        key = "reason_security_docs" if only_prose else "reason_security"
+        level = Importance.medium if only_prose else Importance.high
+        ladder.at_least(level, (key, {"match": evidence.signals["security"]}))
+    counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
+    user_facing = counted_user_facing and (
+        primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
+    )
+    return _Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
+
+
+def _start(
+    title: _Title, basis: str, primary: ChangeType, evidence: _Evidence, facts: _Files, rules: RuleSet, quote: str, depth: int
+) -> tuple[_Ladder, str | None]:
+    """The importance a commit starts from, and why; a revert inherits what it reverts."""
+    if basis == "revert":
+        inner = _parse_title(title.revert_of or "", rules)
+        inner_evidence = _read_message(inner, "", rules, quote)
+        if title.revert_of and depth < _MAX_REVERT_DEPTH and inner_evidence.says_anything:
+            judged = _judge(inner, inner_evidence, facts, rules, quote, depth + 1)
+            return _Ladder(judged.importance, ("reason_revert", {"quoted": title.revert_of})), title.revert_of
+        return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
+    level = rules.importance[primary]
+    if basis == "paths":
+        return _Ladder(level, ("reason_only_class", {"label": facts.dominant_class})), None
+    if basis == "moves":
+        return _Ladder(Importance.low, ("reason_moves", {})), None
+    cites = evidence.cites.get(primary, [])
+    count = len(facts.counted)
+    reason: Reason = (
+        ("reason_source", {"count": count, "evidence": cites[:2]}) if cites else ("reason_source_no_evidence", {"count": count})
+    )
+    ladder = _Ladder(level, reason)
+    if evidence.narrow:
+        ladder.reasons.insert(0, ("reason_narrow", {"area": evidence.signals["narrow"]}))
+    return ladder, None
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def _ranked(files: list[ContextFile], moves_first: bool = False) -> list[ContextFile]:
+    """Source before build, tests and docs, larger changes first; in a pure move the moved files lead."""
+
+    def key(file: ContextFile) -> tuple[bool, int, int, str]:
+        moved = file.status in (FileStatus.renamed, FileStatus.copied)
+        return (moves_first and not moved, _RANK[file.category], -(file.additions + file.deletions), file.path)
+
+    return sorted(files, key=key)
+
+
+def _impact_scope(files: list[ContextFile], moves_first: bool) -> list[str]:
+    """The paths that matter most, most important first, with crowded directories folded."""
+    ranked = _ranked(files, moves_first)
+    if len(ranked) <= _MAX_SCOPE:
+        return [f.path for f in ranked]
+    crowd = Counter(f.path.rpartition("/")[0] for f in files)
+    entries: list[str] = []
+    for file in ranked:
+        folder = file.path.rpartition("/")[0]
+        entry = f"{folder}/" if folder and crowd[folder] > 1 else file.path
+        if entry not in entries:
+            entries.append(entry)
+        if len(entries) == _MAX_SCOPE:
+            break
+    return entries
+
+
+def _body_sentence(body: str) -> str | None:
+    """The first prose line of the body, whole; None rather than a sentence cut in half."""
+    for raw in _body_lines(body):
+        line = raw.strip()
+        if not line or line.startswith(_NOT_PROSE) or _BREAKING_FOOTER.match(line):
+            continue
+        line = line.lstrip("-*• ").strip()
+        if len(line) > _MAX_QUOTED:
+            return None
+        if len(line) >= 20:
+            return line
+    return None
+
+
+class _Writer:
+    """Puts a judgement into the sentences of one language."""
+
+    def __init__(self, messages: Messages, rules: RuleSet) -> None:
+        self.m = messages
+        self.rules = rules
+
+    def quote(self, text: str) -> str:
+        return self.m.render("quote", text=text)
+
+    def _sentence(self, text: str) -> str:
+        text = text.rstrip()
+        return text if not text or text.endswith(self.m.sentence_end.strip()) else text + self.m.sentence_end
+
+    def _names(self, names: list[str], limit: int = 3, more: str = "more_items") -> str:
+        shown = self.m.list_sep.join(f"`{n}`" for n in names[:limit])
+        if len(names) > limit:
+            shown += " " + self.m.render(more, total=len(names), rest=len(names) - limit)
+        return shown
+
+    def _dependencies(self, changes: list[_DependencyChange]) -> str:
+        parts = [
+            self.m.render("dependency_change", name=c.name, old=c.old, new=c.new)
+            if c.old
+            else self.m.render("dependency_new", name=c.name, new=c.new)
+            for c in changes[:3]
+        ]
+        return self.m.list_sep.join(parts)
+
+    def one_line(self, item: AnalysisInput, title: _Title, facts: _Files, scope: list[str]) -> str:
+        shown = self.quote(title.shown or item.sha[:7])
+        moved = [f for f in item.files if f.status in (FileStatus.renamed, FileStatus.copied)]
+        if facts.pure_move and moved:
+            first = moved[0]
+            if len(moved) == 1:
+                text = self.m.render("move_one", old=first.old_path or first.path, new=first.path)
+            else:
+                text = self.m.render("move_many", count=len(moved), old=first.old_path or first.path, new=first.path)
+            others = len(item.files) - len(moved)
+            return self._sentence(text + (self.m.render("move_refs", count=others) if others else ""))
+        additions, deletions = _totals(item)
+        if not item.files:
+            return self._sentence(self.m.render("change_none", title=shown))
+        key = "change_one" if len(item.files) == 1 else "change_many"
+        return self._sentence(
+            self.m.render(key, title=shown, path=scope[0], count=len(item.files), additions=additions, deletions=deletions)
+        )
+
+    def summary(self, item: AnalysisInput, evidence: _Evidence) -> list[str]:
+        bullets = []
+        groups = {
+            "files_added": [FileStatus.added],
+            "files_modified": [FileStatus.modified],
+            "files_deleted": [FileStatus.deleted],
+            "files_moved": [FileStatus.renamed, FileStatus.copied],
+        }
+        ranked = _ranked(item.files)
+        clauses = [
+            self.m.render(key, paths=self._names([f.path for f in ranked if f.status in statuses], 2, "more_files"))
+            for key, statuses in groups.items()
+            if any(f.status in statuses for f in ranked)
+        ]
+        if clauses:
+            additions, deletions = _totals(item)
+            lines = self.m.render("lines", additions=additions, deletions=deletions)
+            text = self.m.clause_sep.join(clauses) + lines
+            bullets.append(self._sentence(text[:1].upper() + text[1:]))
+        detail = self._detail(item, evidence)
+        if detail:
+            bullets.append(self._sentence(detail))
+        return bullets
+
+    def _detail(self, item: AnalysisInput, evidence: _Evidence) -> str | None:
+        if evidence.breaking_footer and len(evidence.breaking_footer) <= _MAX_QUOTED:
+            return self.m.render("breaking_footer", text=evidence.breaking_footer)
+        if evidence.removed_names:
+            return self.m.render("removed_definitions", names=self._names(evidence.removed_names))
+        if evidence.dependencies:
+            return self.m.render("dependency_changes", changes=self._dependencies(evidence.dependencies))
+        sentence = _body_sentence(item.body)
+        return self.m.render("body_line", text=sentence) if sentence else None
+
+    def breaking_evidence(self, evidence: _Evidence) -> str:
+        cite = evidence.signals.get("breaking", "")
+        if cite == "definitions":
+            return self._names(evidence.removed_names)
+        if cite == "bang":
+            return self.m.evidence_bang
+        if cite == "footer":
+            return self.m.evidence_breaking_footer
+        return self.m.render("evidence_match", match=cite)
+
+    def reason(self, judgement: _Judgement, evidence: _Evidence) -> str:
+        texts = []
+        for key, params in judgement.reasons[:2]:
+            values = dict(params)
+            if "evidence" in values and isinstance(values["evidence"], list):
+                values["evidence"] = self.m.list_sep.join(values["evidence"])
+            if key == "reason_breaking":
+                values["evidence"] = self.breaking_evidence(evidence)
+            if "changes" in values:
+                values["changes"] = self._dependencies([values["changes"]])
+            if "label" in values:
+                values["label"] = self.m.path_labels.get(values["label"], values["label"])
+            if "quoted" in values:
+                values["quoted"] = self.quote(values["quoted"])
+            texts.append(self.m.render(key, **values))
+        return self.m.clause_sep.join(texts)
+
+    def recommendation(
+        self, judgement: _Judgement, evidence: _Evidence, title: _Title, scope: list[str]
+    ) -> Recommendation:
+        audiences = self.rules.audiences
+        where = f"`{scope[0]}`" if scope else self.quote(title.shown)
+        majors = [c for c in evidence.dependencies if c.major]
+        if judgement.breaking and evidence.removed_names:
+            pick = ("breaking", "rec_breaking_names", {"names": self._names(evidence.removed_names)})
+        elif judgement.breaking:
+            pick = ("breaking", "rec_breaking", {"quoted": self.quote(title.shown)})
+        elif judgement.security:
+            pick = ("security", "rec_security", {})
+        elif majors:
+            pick = ("major_dependency", "rec_major_dependency", {"changes": self._dependencies(majors)})
+        elif any(key == "reason_default_change" for key, _ in judgement.reasons):
+            pick = ("default_change", "rec_default_change", {})
+        elif judgement.type == ChangeType.revert:
+            pick = ("revert", "rec_revert", {"quoted": self.quote(judgement.reverted or title.shown)})
+        elif judgement.type in (ChangeType.feat, ChangeType.fix, ChangeType.perf, ChangeType.build):
+            key = judgement.type.value
+            pick = (key, f"rec_{key}", {"quoted": self.quote(title.shown), "scope": where})
+        else:
+            pick = ("other", "rec_other", {"scope": where})
+        audience_key, message_key, values = pick
+        return Recommendation(
+            audience=getattr(audiences, audience_key), text=self._sentence(self.m.render(message_key, **values))
+        )
+
+    def insights_and_risks(self, judgement: _Judgement, evidence: _Evidence) -> tuple[list[Insight], list[str]]:
+        insights: list[Insight] = []
+        risks: list[str] = []
+        if judgement.security:
+            insights.append(
+                Insight(aspect="security", text=self._sentence(self.m.render("insight_security", match=evidence.signals["security"])))
+            )
+        if judgement.breaking:
+            text = self.m.render("insight_breaking", evidence=self.breaking_evidence(evidence))
+            insights.append(Insight(aspect="compatibility", text=self._sentence(text)))
+            risks.append(self._sentence(self.m.risk_breaking))
+        majors = [c for c in evidence.dependencies if c.major]
+        if majors:
+            text = self.m.render("insight_dependency", changes=self._dependencies(majors))
+            insights.append(Insight(aspect="compatibility", text=self._sentence(text)))
+            risks.append(self._sentence(self.m.risk_dependency))
+        return insights, risks
+
+
+def _totals(item: AnalysisInput) -> tuple[int, int]:
+    """The commit's line counts: the input's totals, or the files' sums when the totals are missing."""
+    if item.total_additions or item.total_deletions or not item.files:
+        return item.total_additions, item.total_deletions
+    return sum(f.additions for f in item.files), sum(f.deletions for f in item.files)
+
+
+# --------------------------------------------------------------------------- the analyzer
+
+
+@register_analyzer("heuristic")
+class HeuristicAnalyzer(Analyzer):
+    """Rules over title tags, Conventional Commits, paths, keywords and versions; no model, no network."""
+
+    name = "heuristic"
+
+    def __init__(self, *, language: str = "zh", rules: RuleSet | None = None, **_ignored: object) -> None:
+        self.rules = rules or RuleSet.load()
+        if language not in self.rules.messages:
+            known = ", ".join(sorted(self.rules.messages))
+            raise ConfigError(f"heuristic analyzer: no messages for language {language!r} (available: {known})")
+        self.language = language
+        self._writer = _Writer(self.rules.messages[language], self.rules)
+
+    @property
+    def fingerprint(self) -> str:
+        return f"heuristic/{self.rules.fingerprint}/{self.language}"
+
+    async def analyze(self, item: AnalysisInput) -> Analysis:
+        return self.analyze_sync(item)
+
+    def analyze_sync(self, item: AnalysisInput) -> Analysis:
+        """Judge one commit; pure CPU work on the input alone."""
+        writer = self._writer
+        quote = writer.m.quote
+        title = _parse_title(item.subject, self.rules)
+        facts = _read_files(item.files, self.rules)
+        evidence = _read_message(title, item.body, self.rules, quote)
+        _read_diff(evidence, title, facts, self.rules)
+        judgement = _judge(title, evidence, facts, self.rules, quote)
+        scope = _impact_scope(item.files, moves_first=facts.pure_move)
+        deep = judgement.importance != Importance.low
+        insights, risks = (
+            writer.insights_and_risks(judgement, evidence) if judgement.importance == Importance.high else ([], [])
+        )
+        return Analysis(
+            type=judgement.type,
+            secondary_types=judgement.secondary,
+            importance=judgement.importance,
+            importance_reason=writer.reason(judgement, evidence),
+            flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
+            summary=writer.summary(item, evidence) if deep else [],
+            one_line=writer.one_line(item, title, facts, scope),
+            impact_scope=scope,
+            insights=insights,
+            risks=risks,
+            recommendations=[writer.recommendation(judgement, evidence, title, scope)] if deep else [],
+            coverage=item.receipt,
+            analyzer=self.fingerprint,
+        )

@@ -1,0 +1,205 @@
+"""Turn one commit into what an analyzer reads, within a token budget, with receipts.
+
+An analyzer (a model, later) reads a bounded amount of diff, so what it reads is
+chosen on purpose and written down:
+
+1. Every file is classified (:mod:`.paths`) and its patch counted (:mod:`.tokens`).
+2. Categories are served in :class:`~repodaily.models.FileCategory` order — source,
+   build, test, docs — each deciding all its files before the next one gets what
+   remains. Generated and binary files are never read: path and counts only.
+3. Within a category every file is offered an equal share of what remains (at
+   least :data:`MIN_CLIP_TOKENS`). Smallest first, a patch that fits its share is
+   sent whole (``full``) and leaves the rest of its share to the others; so many
+   small patches are read whole, and one huge file cannot starve the rest.
+4. The patches bigger than their share are then cut to it, biggest change first:
+   whole hunks from the top, the last one cut at a line boundary, and a closing
+   line saying how many lines were left out (``clipped``). A slice under
+   :data:`MIN_CLIP_TOKENS` tells little, so when less than that remains a file
+   gets path and counts only (``stats_only``).
+5. A patch the source already cut (``FileChange.patch_truncated``) is at most
+   ``clipped``, even when all of what arrived is sent; a file whose content the
+   source could not read (``FileChange.content_missing``) is ``stats_only``. A
+   file whose diff has no text (a pure rename) is ``full``: nothing was withheld.
+
+The budget covers patch text only: the commit's subject, body and metadata, and
+any per-file headings an analyzer adds around the patches, are not counted against
+it. The receipt lists every file in the order above (category, then size of
+change), with the tokens of its patch as received and the tokens sent; the tokens
+sent never add up to more than the budget.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate, groupby
+
+from repodaily.context.paths import DEFAULT_PATH_RULES, PathRule, classify_path
+from repodaily.context.tokens import count_tokens
+from repodaily.models import (
+    AnalysisInput,
+    Commit,
+    ContextFile,
+    Coverage,
+    CoverageReceipt,
+    FileCategory,
+    FileChange,
+    FileReceipt,
+)
+
+__all__ = ["MIN_CLIP_TOKENS", "build_input"]
+
+#: The smallest slice of a patch worth sending; below it, path and counts say as much.
+MIN_CLIP_TOKENS = 50
+
+_NEVER_READ = frozenset({FileCategory.generated, FileCategory.binary})
+_CATEGORY_RANK = {category: rank for rank, category in enumerate(FileCategory)}
+# Counting a candidate slice costs as much as reading it; a handful of guesses
+# lands within a line or two of the best cut.
+_CLIP_PROBES = 8
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+@dataclass
+class _File:
+    """One file while the budget is being spent: what it is, and what it was given."""
+
+    change: FileChange
+    category: FileCategory
+    tokens_total: int
+    coverage: Coverage = Coverage.stats_only
+    text: str = ""
+    tokens_sent: int = 0
+
+    def send(self, text: str, tokens: int, coverage: Coverage) -> None:
+        self.text, self.tokens_sent = text, tokens
+        self.coverage = Coverage.clipped if self.change.patch_truncated else coverage
+
+
+def build_input(
+    repo: str, commit: Commit, *, budget_tokens: int, rules: Sequence[PathRule] = DEFAULT_PATH_RULES
+) -> AnalysisInput:
+    """What an analyzer may read about ``commit``: its metadata and at most ``budget_tokens`` of diff.
+
+    See the module docstring for how the budget is spent; the commit message is
+    outside it. Pure and deterministic: the same commit and budget give the same input.
+    """
+    if budget_tokens < 0:
+        raise ValueError(f"budget_tokens must not be negative, got {budget_tokens}")
+    files = sorted(
+        (
+            _File(change, classify_path(change.path, binary=change.binary, rules=rules), count_tokens(change.patch))
+            for change in commit.files
+        ),
+        key=_rank,
+    )
+    remaining = budget_tokens
+    for category, group in groupby(files, key=lambda file: file.category):
+        if category not in _NEVER_READ:
+            remaining = _spend([file for file in group if not file.change.content_missing], remaining)
+    return AnalysisInput(
+        repo=repo,
+        sha=commit.sha,
+        subject=commit.subject,
+        body=commit.body,
+        author_name=commit.author_name,
+        committed_at=commit.committed_at,
+        parents=list(commit.parents),
+        files=[_context_file(file) for file in files],
+        receipt=CoverageReceipt(
+            budget_tokens=budget_tokens,
+            tokens_sent=budget_tokens - remaining,
+            files=[_receipt(file) for file in files],
+        ),
+        total_additions=sum(change.additions for change in commit.files),
+        total_deletions=sum(change.deletions for change in commit.files),
+    )
+
+
+def _rank(file: _File) -> tuple[int, int, str]:
+    return _CATEGORY_RANK[file.category], -(file.change.additions + file.change.deletions), file.change.path
+
+
+def _spend(group: list[_File], remaining: int) -> int:
+    """Give one category's files (ranked) their text by fair shares; return the budget left."""
+    by_size = sorted(group, key=lambda file: file.tokens_total)
+    whole = 0
+    for file in by_size:
+        share = max(remaining // (len(by_size) - whole), MIN_CLIP_TOKENS)
+        if file.tokens_total > min(share, remaining):
+            break
+        file.send(file.change.patch, file.tokens_total, Coverage.full)
+        remaining -= file.tokens_total
+        whole += 1
+    too_big = sorted(by_size[whole:], key=_rank)
+    for index, file in enumerate(too_big):
+        allowance = min(max(remaining // (len(too_big) - index), MIN_CLIP_TOKENS), remaining)
+        if allowance < MIN_CLIP_TOKENS:
+            break
+        clipped = _clip(file.change.patch, file.tokens_total, allowance)
+        if clipped is not None:
+            text, tokens = clipped
+            file.send(text, tokens, Coverage.clipped)
+            remaining -= tokens
+    return remaining
+
+
+def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:
+    """The longest top slice of ``patch`` that fits ``budget`` with its closing marker, if worth sending.
+
+    The slice ends at a line boundary, never right after a hunk header. The token
+    estimate is not exactly additive, so each candidate is counted whole: every
+    probe guesses the cut from the characters per token seen so far, and the
+    bracket between the longest slice that fits and the shortest that does not
+    narrows until it closes or the probes run out.
+    """
+    lines = _LINE.findall(patch)
+    ends = list(accumulate(map(len, lines)))
+    # cuts[i]: a number of leading lines to keep; cut_ends[i]: how many characters that is.
+    cuts = [kept for kept in range(1, len(lines)) if not lines[kept - 1].startswith("@@")]
+    cut_ends = [ends[kept - 1] for kept in cuts]
+    best: tuple[str, int] | None = None
+    fitting, too_long = -1, len(cuts)  # indexes into cuts known to fit / known not to
+    guess = bisect_right(cut_ends, len(patch) * budget / max(patch_tokens, 1)) - 1
+    for _ in range(_CLIP_PROBES):
+        probe = min(max(guess, fitting + 1), too_long - 1)
+        if probe <= fitting:
+            break
+        kept = cuts[probe]
+        text = "".join(lines[:kept]) + f"… ({len(lines) - kept} more lines clipped)"
+        tokens = count_tokens(text)
+        if tokens <= budget:
+            fitting, best = probe, (text, tokens)
+        else:
+            too_long = probe
+        guess = bisect_right(cut_ends, len(text) * budget / max(tokens, 1)) - 1
+    if best is None or best[1] < MIN_CLIP_TOKENS:
+        return None
+    return best
+
+
+def _context_file(file: _File) -> ContextFile:
+    change = file.change
+    return ContextFile(
+        path=change.path,
+        old_path=change.old_path,
+        status=change.status,
+        category=file.category,
+        additions=change.additions,
+        deletions=change.deletions,
+        binary=change.binary,
+        coverage=file.coverage,
+        text=file.text,
+    )
+
+
+def _receipt(file: _File) -> FileReceipt:
+    return FileReceipt(
+        path=file.change.path,
+        category=file.category,
+        coverage=file.coverage,
+        tokens_total=file.tokens_total,
+        tokens_sent=file.tokens_sent,
+    )

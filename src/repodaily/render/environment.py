@@ -1,0 +1,91 @@
+"""The Jinja2 environment every report template renders in.
+
+Users may replace any packaged template by putting a file of the same name in
+their templates directory, or extend one with
+``{% extends "default:report.md.j2" %}``; the loader chain below makes both
+work. Undefined names fail loudly (a typo in a template must not become an
+empty section), and every template error surfaces as :class:`RenderError`
+naming the template and line.
+"""
+
+from __future__ import annotations
+
+import traceback
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from jinja2 import (
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PrefixLoader,
+    StrictUndefined,
+    TemplateError,
+    TemplateSyntaxError,
+    pass_context,
+)
+from jinja2.runtime import Context
+
+from repodaily.errors import RenderError
+from repodaily.render import text
+from repodaily.render.anchors import commit_anchor
+from repodaily.render.labels import counted
+
+PACKAGED_TEMPLATES = Path(__file__).parent / "templates"
+DEFAULT_PREFIX = "default"
+
+
+def create_environment(templates_dir: Path | None = None) -> Environment:
+    """An environment that looks in ``templates_dir`` first, then in the packaged templates."""
+    packaged = FileSystemLoader(PACKAGED_TEMPLATES)
+    loaders: list[FileSystemLoader | PrefixLoader] = []
+    if templates_dir is not None:
+        if not templates_dir.is_dir():
+            raise RenderError(f"templates directory {templates_dir} does not exist")
+        loaders.append(FileSystemLoader(templates_dir))
+    loaders += [packaged, PrefixLoader({DEFAULT_PREFIX: packaged}, delimiter=":")]
+    environment = Environment(
+        loader=ChoiceLoader(loaders),
+        undefined=StrictUndefined,
+        autoescape=False,  # Markdown, not HTML: the text filters do the escaping
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    register_filters(environment)
+    return environment
+
+
+def register_filters(environment: Environment) -> None:
+    """All report filters, in one place, so every template gets the same safe set."""
+    environment.filters.update(
+        plain=text.plain,
+        inline=text.inline,
+        code=text.code,
+        cell=text.cell,
+        url=text.url,
+        counted=counted,
+        number=lambda n: f"{n:,}",
+        anchor=lambda commit: commit_anchor(commit.short_sha),
+        local_time=_local_time,
+    )
+
+
+@pass_context
+def _local_time(context: Context, moment: datetime) -> str:
+    """A commit time as the table shows it: wall-clock time in the report's timezone."""
+    if moment.tzinfo is None:  # local time of the rendering machine would be a silent guess
+        raise RenderError(f"commit time {moment.isoformat()} has no timezone")
+    return moment.astimezone(ZoneInfo(context["report"].timezone)).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def template_error(error: TemplateError) -> RenderError:
+    """A :class:`RenderError` that says which template and line failed, and why."""
+    if isinstance(error, TemplateSyntaxError):
+        name, line = error.filename or error.name, error.lineno
+    else:
+        frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename.endswith(".j2")]
+        name, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+    where = f"{name}, line {line}" if name else "template"
+    return RenderError(f"{where}: {error.message or type(error).__name__}")

@@ -1,0 +1,96 @@
+"""Render a :class:`DailyReport` as Markdown (through the templates) or as JSON.
+
+The template receives the report itself plus what only code can compute
+reliably: the importance groups with the GitHub slugs of their headings. A
+slug depends on every heading before it (GitHub numbers duplicates), so the
+slugs are computed here over the headings in the order the default template
+writes them; a template that adds headings of the same text must keep that
+order in mind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from jinja2 import TemplateError
+
+from repodaily.errors import RenderError
+from repodaily.models import DailyReport, Importance, ReportCommit
+from repodaily.render.anchors import github_slug
+from repodaily.render.environment import create_environment, template_error
+from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
+from repodaily.render.text import plain_text
+
+REPORT_TEMPLATE = "report.md.j2"
+
+
+@dataclass(frozen=True)
+class ImportanceGroup:
+    """The commits of one importance level, with the heading that introduces them."""
+
+    importance: Importance
+    heading: str
+    slug: str
+    commits: list[ReportCommit]
+
+
+def commit_title(commit: ReportCommit) -> str:
+    """The heading of a commit's section: its subject, or its short SHA when the subject is empty."""
+    return commit.subject or commit.short_sha
+
+
+def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -> str:
+    """The report as Markdown, from ``report.md.j2`` (the user's if ``templates_dir`` has one)."""
+    try:
+        ZoneInfo(report.timezone)
+    except (ZoneInfoNotFoundError, ValueError) as error:
+        raise RenderError(f"unknown timezone {report.timezone!r} in report for {report.repo}") from error
+    labels = LABELS[report.language]
+    environment = create_environment(templates_dir)
+    try:
+        template = environment.get_template(REPORT_TEMPLATE)
+        return template.render(
+            report=report,
+            labels=labels,
+            groups=importance_groups(report, labels),
+            importance_levels=list(Importance),
+            importance_emoji=IMPORTANCE_EMOJI,
+            commit_index={commit.short_sha: commit for commit in report.commits},
+            commit_title=commit_title,
+        )
+    except TemplateError as error:
+        raise template_error(error) from error
+
+
+def render_json(report: DailyReport) -> str:
+    """The whole report as indented UTF-8 JSON: the public, reloadable form of a report."""
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGroup]:
+    """Non-empty groups, high to low, each with its heading and that heading's GitHub slug."""
+    members = {level: [c for c in report.commits if c.analysis.importance == level] for level in Importance}
+    seen: dict[str, int] = {}
+    for heading in _headings_before_groups(report, labels):
+        github_slug(heading, seen)
+    groups = []
+    for level, commits in members.items():
+        if not commits:
+            continue
+        heading = labels.group_heading.format(
+            emoji=IMPORTANCE_EMOJI[level], name=labels.importance_names[level], n=len(commits)
+        )
+        groups.append(ImportanceGroup(level, heading, github_slug(heading, seen), commits))
+        for commit in commits:
+            github_slug(plain_text(commit_title(commit)), seen)
+    return groups
+
+
+def _headings_before_groups(report: DailyReport, labels: Labels) -> list[str]:
+    """Texts of the headings the default template writes above the first group, in order."""
+    headings = [labels.title.format(date=report.date), plain_text(report.repo)]
+    if report.highlights:
+        headings.append(labels.highlights)
+    return headings + [labels.commit_list, labels.stats, labels.toc]

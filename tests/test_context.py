@@ -1,0 +1,458 @@
+"""The context stage: token estimate, path classes, and the budgeted analysis input.
+
+The stage is pure, so commits are built directly from the models: no git needed.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from datetime import datetime, timezone
+
+import pytest
+
+from repodaily.context import (
+    DEFAULT_PATH_RULES,
+    MIN_CLIP_TOKENS,
+    PathRule,
+    build_input,
+    classify_path,
+    count_tokens,
+)
+from repodaily.models import Commit, Coverage, FileCategory, FileChange, FileStatus
+
+# --------------------------------------------------------------------------- tokens
+
+# Real diffs with their cl100k_base token counts (counted once with the real tokenizer).
+_CL100K_SAMPLES = [
+    (
+        "@@ -12,7 +12,9 @@ class SchedulerConfig:\n     max_num_seqs: int = 256\n"
+        "-    max_num_batched_tokens: int | None = None\n+    max_num_batched_tokens: int | None = None\n"
+        '+    """Maximum number of tokens to be processed in a single iteration."""\n'
+        "+    enable_chunked_prefill: bool = True\n \n     def __post_init__(self) -> None:\n"
+        "         if self.max_num_seqs <= 0:\n",
+        100,
+    ),
+    (
+        "@@ -40,6 +40,8 @@ __global__ void paged_attention_kernel(\n   const int head_idx = blockIdx.x;\n"
+        "   const int seq_idx = blockIdx.y;\n+  const int num_heads = gridDim.x;\n"
+        "+  __shared__ float red_smem[2 * NUM_WARPS];\n"
+        "   for (int i = threadIdx.x; i < HEAD_SIZE; i += blockDim.x) {\n"
+        "     q_vecs[i] = reinterpret_cast<const Q_vec*>(q_ptr)[i];\n   }\n",
+        105,
+    ),
+    (
+        "@@ -1,5 +1,6 @@\n steps:\n - label: Kernels Test %N\n   timeout_in_minutes: 35\n"
+        "+  mirror_hardwares: [amdexperimental]\n   source_file_dependencies:\n   - csrc/\n   - vllm/attention\n",
+        57,
+    ),
+    (
+        "@@ -3,4 +3,6 @@\n ## Supported Models\n \n"
+        "-vLLM supports generative and pooling models across various tasks.\n"
+        "+vLLM supports generative and pooling models across various tasks. If a model\n"
+        "+supports more than one task, you can set the task via the `--task` argument.\n",
+        64,
+    ),
+    (
+        "@@ -20,6 +20,10 @@ func (c *Command) Execute() error {\n"
+        '\tif c.args == nil && filepath.Base(os.Args[0]) != "cobra.test" {\n\t\targs = os.Args[1:]\n\t}\n'
+        "+\tif err := c.validateRequiredFlags(); err != nil {\n"
+        '+\t\treturn fmt.Errorf("required flag(s) not set: %w", err)\n+\t}\n \treturn c.execute(args)\n }\n',
+        92,
+    ),
+]
+
+
+def test_empty_text_has_no_tokens():
+    assert count_tokens("") == 0
+
+
+@pytest.mark.parametrize(("text", "cl100k"), _CL100K_SAMPLES)
+def test_token_estimate_is_within_fifteen_percent_of_cl100k_on_real_diffs(text, cl100k):
+    assert abs(count_tokens(text) - cl100k) <= 0.15 * cl100k
+
+
+def test_token_estimate_grows_with_the_text():
+    text = _CL100K_SAMPLES[0][0]
+    counts = [count_tokens(text[:end]) for end in range(0, len(text) + 1, 7)]
+    assert all(later >= earlier - 1 for earlier, later in zip(counts, counts[1:]))
+    assert count_tokens(text * 10) == pytest.approx(10 * count_tokens(text), rel=0.02)
+
+
+def test_long_identifiers_cost_about_one_token_per_four_letters():
+    assert count_tokens("return") == 1
+    assert 5 <= count_tokens("ThisIsAVeryLongCamelCaseIdentifierName") <= 11
+
+
+def test_numbers_split_into_groups_of_three_digits():
+    assert count_tokens("1234567890") >= 4
+
+
+def test_each_cjk_character_costs_about_one_token():
+    text = "修复了在多卡推理时因为显存碎片导致的崩溃问题，并补充了单元测试。"  # cl100k: 38 tokens
+    assert 0.8 * len(text) <= count_tokens(text) <= 1.3 * len(text)
+
+
+def test_other_non_ascii_text_is_counted_by_bytes():
+    russian = "Привет, мир! Это тестовая строка на русском языке."
+    ascii_of_same_length = "Hello, world! This is a test string in plain English."[: len(russian)]
+    assert count_tokens(russian) > count_tokens(ascii_of_same_length)
+
+
+def test_counting_a_megabyte_of_diff_takes_well_under_a_second():
+    text = "".join(sample for sample, _ in _CL100K_SAMPLES)
+    megabyte = (text * (1_000_000 // len(text) + 1))[:1_000_000]
+    started = time.perf_counter()
+    count_tokens(megabyte)
+    assert time.perf_counter() - started < 1.0
+
+
+# --------------------------------------------------------------------------- paths
+
+
+@pytest.mark.parametrize(
+    ("path", "category"),
+    [
+        # vLLM
+        ("vllm/model_executor/models/qwen3_5.py", FileCategory.source),
+        ("csrc/attention/x.cu", FileCategory.source),
+        ("csrc/quantization/fp8/common.cuh", FileCategory.source),
+        ("vllm/benchmarks/serve.py", FileCategory.source),
+        ("vllm/entrypoints/openai/chat_template.jinja", FileCategory.source),
+        ("tests/kernels/test_x.py", FileCategory.test),
+        ("tests/tokenizers_/fixtures/test_output_4.txt", FileCategory.test),
+        ("tests/conftest.py", FileCategory.test),
+        ("benchmarks/kernels/benchmark_moe.py", FileCategory.test),
+        ("examples/offline_inference/basic/basic.py", FileCategory.test),
+        ("examples/online_serving/dashboards/README.md", FileCategory.docs),
+        ("docs/models/supported_models.md", FileCategory.docs),
+        ("docs/mkdocs/hooks/url_schemes.py", FileCategory.docs),
+        ("README.md", FileCategory.docs),
+        ("CHANGELOG.md", FileCategory.docs),
+        ("LICENSE", FileCategory.docs),
+        (".buildkite/test-pipeline.yaml", FileCategory.build),
+        (".github/workflows/pre-commit.yml", FileCategory.build),
+        ("requirements/cuda.txt", FileCategory.build),
+        ("requirements/test.in", FileCategory.build),
+        ("requirements-dev.txt", FileCategory.build),
+        ("setup.py", FileCategory.build),
+        ("pyproject.toml", FileCategory.build),
+        ("CMakeLists.txt", FileCategory.build),
+        ("cmake/utils.cmake", FileCategory.build),
+        ("docker/Dockerfile.rocm", FileCategory.build),
+        ("Dockerfile", FileCategory.build),
+        (".pre-commit-config.yaml", FileCategory.build),
+        ("vllm/model_executor/layers/fused_moe/configs/E=128,N=384,device_name=NVIDIA_B200.json", FileCategory.build),
+        ("vllm/third_party/pynvml.py", FileCategory.generated),
+        ("uv.lock", FileCategory.generated),
+        ("docs/assets/design/hierarchy.png", FileCategory.binary),
+        ("docs/assets/models/pooling_models/score_types.svg", FileCategory.binary),
+        # elsewhere
+        ("pkg/cmd/root_test.go", FileCategory.test),
+        ("src/components/__tests__/Button.tsx", FileCategory.test),
+        ("src/api/client.spec.ts", FileCategory.test),
+        ("testing/helpers.py", FileCategory.test),
+        ("Makefile", FileCategory.build),
+        ("Cargo.toml", FileCategory.build),
+        ("package.json", FileCategory.build),
+        (".gitlab-ci.yml", FileCategory.build),
+        ("Cargo.lock", FileCategory.generated),
+        ("package-lock.json", FileCategory.generated),
+        ("poetry.lock", FileCategory.generated),
+        ("static/js/app.min.js", FileCategory.generated),
+        ("vendor/github.com/spf13/pflag/flag.go", FileCategory.generated),
+        ("third_party/cutlass/include/cutlass.h", FileCategory.generated),
+        ("proto/service_pb2.py", FileCategory.generated),
+        ("api/v1/service.pb.go", FileCategory.generated),
+        ("src/schema.generated.ts", FileCategory.generated),
+        ("weights/model.safetensors", FileCategory.binary),
+        ("dist/release.tar.gz", FileCategory.binary),
+        ("src/main.rs", FileCategory.source),
+        ("lib/parser.ts", FileCategory.source),
+        ("bin/launch", FileCategory.source),
+    ],
+)
+def test_paths_are_classified_like_a_maintainer_would(path, category):
+    assert classify_path(path) == category
+
+
+def test_binary_flag_wins_over_the_path():
+    assert classify_path("vllm/model_executor/models/llama.py", binary=True) == FileCategory.binary
+
+
+def test_path_classes_ignore_case():
+    assert classify_path("Readme.MD") == FileCategory.docs
+    assert classify_path("assets/Logo.PNG") == FileCategory.binary
+
+
+def test_first_matching_rule_wins():
+    rules = (PathRule("**/generated/", FileCategory.generated), *DEFAULT_PATH_RULES)
+    assert classify_path("tests/generated/test_x.py", rules=rules) == FileCategory.generated
+    assert classify_path("tests/generated/test_x.py") == FileCategory.test
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("*.py", "a/b/c.py", True),  # a name pattern matches in any directory
+        ("src/*.py", "src/a.py", True),  # a path pattern is anchored at the root
+        ("src/*.py", "lib/src/a.py", False),
+        ("src/*.py", "src/sub/a.py", False),  # * stays within one component
+        ("src/**", "src/sub/a.py", True),
+        ("**/gen/", "a/b/gen/x/y.py", True),  # trailing / takes everything below
+        ("**/gen/", "gen/y.py", True),
+        ("**/gen/", "a/regen/y.py", False),
+        ("*.[ch]", "x/y.h", True),
+        ("*.[!ch]", "x/y.h", False),
+        ("file?.txt", "file1.txt", True),
+    ],
+)
+def test_rule_patterns_follow_the_documented_glob_syntax(pattern, path, matches):
+    rules = (PathRule(pattern, FileCategory.generated),)
+    expected = FileCategory.generated if matches else FileCategory.source
+    assert classify_path(path, rules=rules) == expected
+
+
+def test_a_path_no_rule_matches_is_source():
+    assert classify_path("anything/at/all.xyz", rules=()) == FileCategory.source
+
+
+# --------------------------------------------------------------------------- budget
+
+_WHEN = datetime(2026, 2, 9, 10, 30, tzinfo=timezone.utc)
+
+
+def _patch(lines: int, *, hunks: int = 1, stem: str = "value") -> str:
+    """A realistic patch of ``hunks`` hunks with ``lines`` changed lines in all."""
+    out: list[str] = []
+    per_hunk = max(lines // hunks, 1)
+    for hunk in range(hunks):
+        start = 10 + hunk * 100
+        out.append(f"@@ -{start},{per_hunk} +{start},{per_hunk} @@ def compute_{stem}_{hunk}(scale):\n")
+        out.extend(
+            f"+    {stem}_{hunk}_{i} = transform({stem}_{hunk}_{i - 1}, scale=0.5 * {i})  # step {i}\n"
+            for i in range(per_hunk)
+        )
+    return "".join(out)
+
+
+def _file(path: str, lines: int = 0, **fields) -> FileChange:
+    patch = fields.pop("patch", _patch(lines, stem=re.sub(r"\W", "_", path)) if lines else "")
+    return FileChange(path=path, additions=lines, deletions=0, patch=patch, **fields)
+
+
+def _commit(*files: FileChange, body: str = "") -> Commit:
+    return Commit(
+        sha="a" * 40,
+        parents=["b" * 40],
+        author_name="Ada Lovelace",
+        authored_at=_WHEN,
+        committed_at=_WHEN,
+        subject="[Core] Make the scheduler fair (#123)",
+        body=body,
+        files=list(files),
+    )
+
+
+def _mixed_commit() -> Commit:
+    return _commit(
+        _file("vllm/core/scheduler.py", 120),
+        _file("vllm/core/block_manager.py", 30),
+        _file("csrc/attention/paged.cu", 60),
+        _file("CMakeLists.txt", 10),
+        _file("tests/core/test_scheduler.py", 200),
+        _file("docs/design/scheduler.md", 40),
+        _file("uv.lock", 300),
+        _file("docs/assets/diagram.png", binary=True),
+    )
+
+
+@pytest.mark.parametrize("budget", [0, 1, 10, 49, 50, 51, 100, 333, 1000, 2500, 6000, 100_000])
+def test_tokens_sent_never_exceed_the_budget(budget):
+    receipt = build_input("vllm-project/vllm", _mixed_commit(), budget_tokens=budget).receipt
+    assert receipt.tokens_sent <= budget
+    assert receipt.tokens_sent == sum(file.tokens_sent for file in receipt.files)
+
+
+def test_tokens_sent_are_the_tokens_of_the_text_sent():
+    analysis_input = build_input("vllm-project/vllm", _mixed_commit(), budget_tokens=2500)
+    for file, receipt in zip(analysis_input.files, analysis_input.receipt.files, strict=True):
+        assert file.path == receipt.path
+        assert count_tokens(file.text) == receipt.tokens_sent
+        assert receipt.tokens_sent <= receipt.tokens_total or file.coverage == Coverage.clipped
+
+
+def test_budget_never_exceeded_for_random_commits_and_budgets():
+    rng = random.Random(20260209)
+    paths = ["vllm/a.py", "vllm/b.py", "csrc/k.cu", "setup.py", "tests/test_a.py", "docs/a.md", "README.md"]
+    for _ in range(60):
+        files = [
+            _file(path, rng.randint(1, 400), patch_truncated=rng.random() < 0.2)
+            for path in rng.sample(paths, rng.randint(1, len(paths)))
+        ]
+        budget = rng.choice([1, 10, 60, rng.randint(0, 20_000)])
+        receipt = build_input("r/r", _commit(*files), budget_tokens=budget).receipt
+        assert receipt.tokens_sent <= budget
+        assert len(receipt.files) == len(files)
+
+
+def test_categories_are_served_in_order_full_then_clipped_then_stats_only():
+    commit = _commit(
+        _file("docs/guide.md", 40),
+        _file("tests/test_big.py", 400),
+        _file("vllm/engine.py", 30),
+        _file("vllm/worker.py", 20),
+    )
+    sources = sum(count_tokens(file.patch) for file in commit.files if file.path.startswith("vllm/"))
+    receipt = build_input("r/r", commit, budget_tokens=sources + 500).receipt
+    coverage = {file.path: file.coverage for file in receipt.files}
+    assert coverage == {
+        "vllm/engine.py": Coverage.full,
+        "vllm/worker.py": Coverage.full,
+        "tests/test_big.py": Coverage.clipped,
+        "docs/guide.md": Coverage.stats_only,
+    }
+    assert [file.path for file in receipt.files] == [
+        "vllm/engine.py",
+        "vllm/worker.py",
+        "tests/test_big.py",
+        "docs/guide.md",
+    ]
+
+
+def test_lock_files_and_binaries_are_stats_only_even_with_a_huge_budget():
+    commit = _commit(
+        _file("vllm/a.py", 10),
+        _file("uv.lock", 500),
+        _file("third_party/lib/x.c", 50),
+        _file("docs/logo.png", binary=True),
+    )
+    analysis_input = build_input("r/r", commit, budget_tokens=1_000_000)
+    by_path = {file.path: file for file in analysis_input.receipt.files}
+    for path in ("uv.lock", "third_party/lib/x.c", "docs/logo.png"):
+        assert by_path[path].coverage == Coverage.stats_only
+        assert by_path[path].tokens_sent == 0
+    assert by_path["uv.lock"].tokens_total == count_tokens(commit.files[1].patch)
+    assert by_path["vllm/a.py"].coverage == Coverage.full
+    assert all(file.text == "" for file in analysis_input.files if file.coverage == Coverage.stats_only)
+
+
+def test_a_patch_truncated_at_the_source_is_never_full():
+    truncated = _file("vllm/big.py", 100, patch_truncated=True)
+    for budget in (1_000_000, 700, 10):
+        (receipt,) = build_input("r/r", _commit(truncated), budget_tokens=budget).receipt.files
+        assert receipt.coverage != Coverage.full
+    (receipt,) = build_input("r/r", _commit(truncated), budget_tokens=1_000_000).receipt.files
+    assert receipt.coverage == Coverage.clipped
+    assert receipt.tokens_sent == receipt.tokens_total
+
+
+def test_every_file_has_a_receipt_and_a_context_file():
+    commit = _mixed_commit()
+    analysis_input = build_input("r/r", commit, budget_tokens=300)
+    expected = sorted(file.path for file in commit.files)
+    assert sorted(file.path for file in analysis_input.receipt.files) == expected
+    assert sorted(file.path for file in analysis_input.files) == expected
+
+
+def test_same_commit_gives_the_same_input_whatever_the_file_order():
+    commit = _mixed_commit()
+    shuffled = commit.model_copy(update={"files": list(reversed(commit.files))})
+    first = build_input("r/r", commit, budget_tokens=900)
+    assert build_input("r/r", commit, budget_tokens=900) == first
+    assert build_input("r/r", shuffled, budget_tokens=900) == first
+
+
+def test_empty_commit_gives_an_empty_receipt():
+    analysis_input = build_input("r/r", _commit(), budget_tokens=6000)
+    assert analysis_input.files == []
+    assert analysis_input.receipt.files == []
+    assert analysis_input.receipt.tokens_sent == 0
+    assert analysis_input.receipt.budget_tokens == 6000
+    assert (analysis_input.total_additions, analysis_input.total_deletions) == (0, 0)
+
+
+def test_a_file_without_patch_text_is_fully_covered_by_its_counts():
+    renamed = FileChange(path="vllm/new.py", old_path="vllm/old.py", status=FileStatus.renamed)
+    (receipt,) = build_input("r/r", _commit(renamed), budget_tokens=0).receipt.files
+    assert (receipt.coverage, receipt.tokens_total, receipt.tokens_sent) == (Coverage.full, 0, 0)
+
+
+def test_a_file_whose_content_is_missing_is_stats_only():
+    missing = FileChange(path="vllm/a.py", status=FileStatus.modified, content_missing=True)
+    (receipt,) = build_input("r/r", _commit(missing), budget_tokens=6000).receipt.files
+    assert receipt.coverage == Coverage.stats_only
+
+
+def test_clipping_keeps_whole_hunks_from_the_top_and_marks_the_cut():
+    patch = _patch(300, hunks=6)
+    analysis_input = build_input("r/r", _commit(_file("vllm/a.py", 300, patch=patch)), budget_tokens=3000)
+    (file,) = analysis_input.files
+    assert file.coverage == Coverage.clipped
+    body, marker = file.text.rsplit("\n", 1)
+    kept = body.split("\n")
+    assert patch.startswith(body + "\n")
+    assert not kept[-1].startswith("@@")
+    total_lines = patch.count("\n")
+    assert marker == f"… ({total_lines - len(kept)} more lines clipped)"
+    assert sum(line.startswith("@@") for line in kept) >= 2
+    # Close to the budget: no room left for another line.
+    assert analysis_input.receipt.tokens_sent > 3000 - 2 * count_tokens(kept[-1])
+
+
+def test_a_clip_never_ends_on_a_bare_hunk_header():
+    first_hunk = _patch(6)
+    second_header = "@@ -200,3 +200,3 @@ def later():\n"
+    long_line = "+" + " ".join(f"argument_{i}=value_{i}" for i in range(200)) + "\n"
+    patch = first_hunk + second_header + long_line + "+    return None\n"
+    marker = "… (3 more lines clipped)"
+    budget = count_tokens(first_hunk + second_header + marker) + 5
+    (file,) = build_input("r/r", _commit(_file("vllm/a.py", 9, patch=patch)), budget_tokens=budget).files
+    assert file.coverage == Coverage.clipped
+    assert file.text == first_hunk + "… (3 more lines clipped)"
+
+
+def test_a_slice_under_the_minimum_is_not_sent():
+    commit = _commit(_file("vllm/a.py", 100))
+    (receipt,) = build_input("r/r", commit, budget_tokens=MIN_CLIP_TOKENS - 1).receipt.files
+    assert receipt.coverage == Coverage.stats_only
+    (receipt,) = build_input("r/r", commit, budget_tokens=MIN_CLIP_TOKENS * 3).receipt.files
+    assert receipt.coverage == Coverage.clipped
+    assert MIN_CLIP_TOKENS <= receipt.tokens_sent <= MIN_CLIP_TOKENS * 3
+
+
+def test_one_huge_file_does_not_starve_the_small_ones():
+    commit = _commit(_file("vllm/huge.py", 5000), *(_file(f"vllm/small_{i}.py", 8) for i in range(10)))
+    receipt = build_input("r/r", commit, budget_tokens=6000).receipt
+    coverage = {file.path: file.coverage for file in receipt.files}
+    assert coverage.pop("vllm/huge.py") == Coverage.clipped
+    assert set(coverage.values()) == {Coverage.full}
+    assert receipt.files[0].path == "vllm/huge.py"  # ranked by size within its category
+
+
+def test_commit_metadata_is_carried_over_and_not_counted():
+    commit = _commit(_file("vllm/a.py", 5), _file("tests/test_a.py", 3), body="Long body. " * 500)
+    commit.files[0].deletions = 2
+    analysis_input = build_input("vllm-project/vllm", commit, budget_tokens=0)
+    assert analysis_input.repo == "vllm-project/vllm"
+    assert (analysis_input.sha, analysis_input.parents) == (commit.sha, commit.parents)
+    assert (analysis_input.subject, analysis_input.body) == (commit.subject, commit.body)
+    assert (analysis_input.author_name, analysis_input.committed_at) == ("Ada Lovelace", _WHEN)
+    assert (analysis_input.total_additions, analysis_input.total_deletions) == (8, 2)
+    assert analysis_input.receipt.tokens_sent == 0
+
+
+def test_negative_budget_is_refused():
+    with pytest.raises(ValueError, match="budget_tokens"):
+        build_input("r/r", _commit(), budget_tokens=-1)
+
+
+def test_a_large_commit_is_budgeted_in_tens_of_milliseconds():
+    # About the largest vLLM commit: 100 files, ~75k tokens of diff.
+    commit = _commit(*(_file(f"vllm/module_{i}.py", 6 + i // 4) for i in range(100)))
+    total = sum(count_tokens(file.patch) for file in commit.files)
+    assert 60_000 < total < 90_000
+    started = time.perf_counter()
+    build_input("r/r", commit, budget_tokens=6000)
+    assert time.perf_counter() - started < 0.5
