@@ -94,7 +94,7 @@ def test_series_parts_of_the_same_day_are_tied_together_in_order():
     report = _report(parts, {c.sha: _analysis(Importance.low) for c in parts})
     (series,) = [link for link in report.links if link.kind == "series"]
     assert series.shas == [parts[1].sha, parts[0].sha]
-    assert series.label == "[XPU][N]"
+    assert series.label == "[XPU] …/N"
 
 
 def test_empty_day_has_zero_stats():

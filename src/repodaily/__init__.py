@@ -2,9 +2,19 @@
 
 The pipeline is importable for people who embed it::
 
-    from repodaily import Pipeline, Store, load_config
+    import asyncio
+    from datetime import date
+    from repodaily import Pipeline, Store, load_config, render_markdown
+
+    config = load_config(None)
+    with Store(config.cache_path) as store:
+        pipeline = Pipeline(config, store)
+        (report,) = asyncio.run(pipeline.reports_for(config.repos[0], [date(2026, 2, 9)]))
+    print(render_markdown(report))
 """
 
+from repodaily.analyzers import Analyzer, create_analyzer, register_analyzer
+from repodaily.config import Config, RepoConfig, load_config
 from repodaily.errors import (
     AnalysisError,
     ConfigError,
@@ -17,19 +27,38 @@ from repodaily.errors import (
     StoreError,
     Truncated,
 )
+from repodaily.models import Analysis, AnalysisInput, Commit, DailyReport
+from repodaily.pipeline import Pipeline, RunSummary
+from repodaily.render import render_json, render_markdown
+from repodaily.store import Store
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Analysis",
     "AnalysisError",
+    "AnalysisInput",
+    "Analyzer",
+    "Commit",
+    "Config",
     "ConfigError",
+    "DailyReport",
     "InvalidOutput",
+    "Pipeline",
     "ProviderError",
     "PublishError",
     "RenderError",
+    "RepoConfig",
     "RepodailyError",
+    "RunSummary",
     "SourceError",
+    "Store",
     "StoreError",
     "Truncated",
     "__version__",
+    "create_analyzer",
+    "load_config",
+    "register_analyzer",
+    "render_json",
+    "render_markdown",
 ]

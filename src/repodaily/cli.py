@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import os
 import shutil
@@ -255,6 +256,16 @@ async def _reports_only(pipeline: Pipeline, repo: RepoConfig, days: list[Any]) -
         return await pipeline.reports_for(repo, days)
     finally:
         await pipeline.analyzer.aclose()
+
+
+@main.command()
+def schema() -> None:
+    """Print the JSON Schema of the report format (`--format json`).
+
+    The format is versioned by its `schema_version` field; within a version,
+    fields are only ever added.
+    """
+    click.echo(json.dumps(DailyReport.model_json_schema(), indent=2, ensure_ascii=False))
 
 
 @main.command()

@@ -94,8 +94,7 @@ def _series_links(commits: list[Commit]) -> list[DayLink]:
         if not match:
             continue
         prefix = commit.subject[: match.start()].strip()
-        key = f"{prefix}[{match.group('total').upper()}]"
-        groups[key].append(commit)
+        groups[f"{prefix} …/{match.group('total').upper()}".strip()].append(commit)
     links = []
     for key, members in groups.items():
         if len(members) < 2:

@@ -116,9 +116,11 @@ class RepoBuilder:
             return False
         return True
 
-    def merge(self, branch: str, message: str, *, when: datetime) -> str:
+    def merge(self, branch: str, message: str, *, when: datetime, author: str = "Ada Lovelace") -> str:
         """A true merge commit of ``branch`` into the current branch (no fast-forward)."""
         env = {
+            "GIT_AUTHOR_NAME": author,
+            "GIT_COMMITTER_NAME": "GitHub",
             "GIT_AUTHOR_DATE": when.isoformat(),
             "GIT_COMMITTER_DATE": when.isoformat(),
         }

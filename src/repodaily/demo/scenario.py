@@ -242,7 +242,7 @@ def _demo_day(repo: RepoBuilder, earlier: dict[str, str]) -> None:
         },
     )
     repo.git("checkout", "-q", "main")
-    repo.merge("feature/qwen", "[Model] Add Qwen3 model support (#114)", when=_at(20, 10, 0))
+    repo.merge("feature/qwen", "[Model] Add Qwen3 model support (#114)", when=_at(20, 10, 0), author="Kenji Sato")
     repo.commit(
         "[Core] Split the scheduler | executor settings (#115)\n\n"
         "Scheduler settings and executor settings were one dataclass.\n\n"

@@ -1,0 +1,66 @@
+"""The public surface: what the package exports, and what the config documents."""
+
+import json
+import re
+import tomllib
+from importlib import resources
+
+from click.testing import CliRunner
+
+import repodaily
+from repodaily.cli import main
+from repodaily.config import Config
+
+
+def test_all_is_sorted_and_every_name_exists():
+    assert repodaily.__all__ == sorted(repodaily.__all__)
+    missing = [name for name in repodaily.__all__ if not hasattr(repodaily, name)]
+    assert missing == []
+
+
+def test_every_public_name_of_the_package_is_in_all():
+    public = {name for name in vars(repodaily) if not name.startswith("_") and not isinstance(getattr(repodaily, name), type(repodaily))}
+    assert public - set(repodaily.__all__) == set()
+
+
+def _keys(model: type, prefix: str = "") -> set[str]:
+    keys = set()
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        if isinstance(annotation, type) and hasattr(annotation, "model_fields") and name != "repos":
+            keys |= _keys(annotation, f"{prefix}{name}.")
+        else:
+            keys.add(f"{prefix}{name}")
+    return keys
+
+
+def test_every_setting_is_in_the_commented_default_config():
+    text = resources.files("repodaily").joinpath("default_config.toml").read_text(encoding="utf-8")
+    documented: set[str] = set()
+    section = ""
+    for line in text.splitlines():
+        line = line.lstrip("# ").rstrip()
+        if match := re.fullmatch(r"\[\[?([a-z_]+)\]?\]", line):
+            section = f"{match.group(1)}."
+        elif match := re.match(r"([a-z_]+) = ", line):
+            documented.add(f"{section}{match.group(1)}")
+    repo_keys = {f"repos.{k}" for k in ("name", "url", "path", "branch", "web_url")}
+    expected = (_keys(Config) - {"repos"}) | repo_keys
+    assert expected - documented == set()
+    tomllib.loads(text)  # and it parses
+
+
+def test_repo_keys_in_the_default_config_match_the_model():
+    from repodaily.config import RepoConfig
+
+    assert set(RepoConfig.model_fields) == {"name", "url", "path", "branch", "web_url"}
+
+
+def test_schema_command_prints_the_report_format():
+    result = CliRunner().invoke(main, ["schema"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert {"schema_version", "repo", "date", "timezone", "commits", "stats"} <= set(schema["properties"])
+    analysis = schema["$defs"]["Analysis"]["properties"]
+    assert {"type", "secondary_types", "importance", "importance_reason", "flags", "summary", "one_line",
+            "coverage", "analyzer", "status"} <= set(analysis)
