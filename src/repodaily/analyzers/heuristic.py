@@ -41,7 +41,8 @@ _COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
 _REVERT_QUOTED = re.compile(r'^revert\s*:?\s*"(?P<inner>.*)"\s*$', re.IGNORECASE)
 _REVERT_PLAIN = re.compile(r"^revert\b\s*:?\s*(?P<inner>.*)$", re.IGNORECASE)
 _TRAILER = re.compile(
-    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by|cc|change-id):",
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by"
+    r"|cc|change-id):",
     re.IGNORECASE,
 )
 _BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
@@ -128,7 +129,6 @@ class _Evidence:
     cites: dict[ChangeType, list[str]] = field(default_factory=dict)
     caps: list[tuple[Importance, str]] = field(default_factory=list)
     signals: dict[str, str] = field(default_factory=dict)
-    areas: list[str] = field(default_factory=list)
     user_facing: bool | None = None
     removed_names: list[str] = field(default_factory=list)
     dependencies: list[_DependencyChange] = field(default_factory=list)
@@ -156,8 +156,6 @@ class _Evidence:
 
 def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str) -> None:
     evidence.vote(rule.type, rule.weight, cite)
-    if rule.area and tag not in evidence.areas:
-        evidence.areas.append(tag)
     if rule.narrow:
         evidence.signal("narrow", tag)
     if rule.max_importance is not None:
@@ -182,8 +180,6 @@ def _read_message(title: _Title, body: str, rules: RuleSet, quote: str) -> _Evid
                 _apply_tag(evidence, rule, title.scope, cite)
         if title.bang:
             evidence.signal("breaking", "bang")
-    if title.revert_of is not None:
-        evidence.vote(ChangeType.revert, 10.0, quote.format(text=title.subject))
     stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
     body_text = "\n".join(_body_lines(body))
     texts = {
@@ -255,15 +251,16 @@ def _read_diff(evidence: _Evidence, title: _Title, facts: _Files, rules: RuleSet
     """Add what the patches show: removed public definitions and dependency versions."""
     definitions = rules.removed_definitions
     removed: list[str] = []
-    added: set[str] = set()
+    kept: list[str] = []  # every line the commit leaves in place or adds, in any file
     for file, name in zip(facts.files, facts.classes, strict=True):
-        path_class = rules.path_rules(name)
-        if path_class.type not in (None, ChangeType.build):
+        kept += [line for line in file.text.splitlines() if not line.startswith("-")]
+        if rules.path_rules(name).type not in (None, ChangeType.build):
             continue
         for regex in definitions.regexes:
             removed += [m.group("name") for line in _patch_lines(file, "-") if (m := regex.search(line))]
-            added |= {m.group("name") for line in _patch_lines(file, "+") if (m := regex.search(line))}
-    evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in added))
+    # A name still written somewhere (moved, redefined, or read elsewhere in the hunk) is not gone.
+    kept_text = "\n".join(kept)
+    evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in kept_text))
     if evidence.removed_names:
         evidence.vote(definitions.type, definitions.weight, f"`{evidence.removed_names[0]}`")
         evidence.signal("breaking", "definitions")
@@ -283,7 +280,11 @@ def _dependency_changes(title: _Title, facts: _Files, rules: RuleSet) -> list[_D
     for file, name in zip(facts.files, facts.classes, strict=True):
         if rules.path_rules(name).type != ChangeType.build:
             continue
-        old = {m.group("name").lower(): m.group("version") for line in _patch_lines(file, "-") if (m := deps.line_regex.match(line))}
+        old = {
+            m.group("name").lower(): m.group("version")
+            for line in _patch_lines(file, "-")
+            if (m := deps.line_regex.match(line))
+        }
         for line in _patch_lines(file, "+"):
             match = deps.line_regex.match(line)
             if match is None or deps.is_filler(match.group("name")):
@@ -362,12 +363,15 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
     secondary = [
         t
         for t in sorted(evidence.votes, key=lambda t: -evidence.votes[t])
-        if t != primary and t != ChangeType.revert and evidence.votes[t] >= rules.decision.secondary_min_weight
+        if t != primary and evidence.votes[t] >= rules.decision.secondary_min_weight
     ][:2]
     only_prose = basis == "paths" and set(facts.only_types) <= {ChangeType.test, ChangeType.docs}
     security = "security" in evidence.signals
     explicit_break = evidence.signals.get("breaking") in ("bang", "footer", "definitions")
-    breaking = "breaking" in evidence.signals and (explicit_break or basis != "paths" or ChangeType.build in facts.only_types)
+    # Docs or tests that mention a break do not make one; an explicit marker or a removed definition does.
+    breaking = "breaking" in evidence.signals and (
+        explicit_break or basis != "paths" or ChangeType.build in facts.only_types
+    )
     ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
     for level, cite in evidence.caps:
         ladder.at_most(level, ("reason_cap", {"match": cite}))
@@ -395,11 +399,20 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
     user_facing = counted_user_facing and (
         primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
     )
-    return _Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
+    return _Judgement(
+        primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted
+    )
 
 
 def _start(
-    title: _Title, basis: str, primary: ChangeType, evidence: _Evidence, facts: _Files, rules: RuleSet, quote: str, depth: int
+    title: _Title,
+    basis: str,
+    primary: ChangeType,
+    evidence: _Evidence,
+    facts: _Files,
+    rules: RuleSet,
+    quote: str,
+    depth: int,
 ) -> tuple[_Ladder, str | None]:
     """The importance a commit starts from, and why; a revert inherits what it reverts."""
     if basis == "revert":
@@ -416,9 +429,9 @@ def _start(
         return _Ladder(Importance.low, ("reason_moves", {})), None
     cites = evidence.cites.get(primary, [])
     count = len(facts.counted)
-    reason: Reason = (
-        ("reason_source", {"count": count, "evidence": cites[:2]}) if cites else ("reason_source_no_evidence", {"count": count})
-    )
+    reason: Reason = ("reason_source", {"count": count, "evidence": cites[:2]})
+    if not cites:
+        reason = ("reason_source_no_evidence", {"count": count})
     ladder = _Ladder(level, reason)
     if evidence.narrow:
         ladder.reasons.insert(0, ("reason_narrow", {"area": evidence.signals["narrow"]}))
@@ -447,7 +460,8 @@ def _impact_scope(files: list[ContextFile], moves_first: bool) -> list[str]:
     entries: list[str] = []
     for file in ranked:
         folder = file.path.rpartition("/")[0]
-        entry = f"{folder}/" if folder and crowd[folder] > 1 else file.path
+        moved = moves_first and file.status in (FileStatus.renamed, FileStatus.copied)
+        entry = f"{folder}/" if folder and crowd[folder] > 1 and not moved else file.path
         if entry not in entries:
             entries.append(entry)
         if len(entries) == _MAX_SCOPE:
@@ -513,9 +527,10 @@ class _Writer:
         if not item.files:
             return self._sentence(self.m.render("change_none", title=shown))
         key = "change_one" if len(item.files) == 1 else "change_many"
-        return self._sentence(
-            self.m.render(key, title=shown, path=scope[0], count=len(item.files), additions=additions, deletions=deletions)
+        text = self.m.render(
+            key, title=shown, path=scope[0], count=len(item.files), additions=additions, deletions=deletions
         )
+        return self._sentence(text)
 
     def summary(self, item: AnalysisInput, evidence: _Evidence) -> list[str]:
         bullets = []
@@ -610,9 +625,8 @@ class _Writer:
         insights: list[Insight] = []
         risks: list[str] = []
         if judgement.security:
-            insights.append(
-                Insight(aspect="security", text=self._sentence(self.m.render("insight_security", match=evidence.signals["security"])))
-            )
+            text = self.m.render("insight_security", match=evidence.signals["security"])
+            insights.append(Insight(aspect="security", text=self._sentence(text)))
         if judgement.breaking:
             text = self.m.render("insight_breaking", evidence=self.breaking_evidence(evidence))
             insights.append(Insight(aspect="compatibility", text=self._sentence(text)))

@@ -99,7 +99,6 @@ class TagRule(_Strict):
     names: list[str] = Field(min_length=1)
     type: ChangeType | None = None
     weight: float = Field(default=3.0, ge=0)
-    area: str | None = None
     narrow: bool = False
     max_importance: Importance | None = None
     user_facing: bool | None = None
@@ -358,7 +357,7 @@ class RuleSet(_Strict):
 
         ``extra`` has the shape of ``heuristic_rules.toml`` (for instance a
         ``[heuristic]`` section of the user's config): tables merge key by key,
-        so ``{"tags": {"kv": {"names": ["kv cache"], "area": "kv cache"}}}`` adds
+        so ``{"tags": {"kv": {"names": ["kv cache"], "narrow": True}}}`` adds
         one tag; any other value replaces the default one, so a list given here
         is the whole new list. Raises :class:`~repodaily.errors.ConfigError`
         naming the offending key.

@@ -44,7 +44,8 @@ def _rules(category: FileCategory, *patterns: str) -> tuple[PathRule, ...]:
 
 # Order matters: the first match wins, so the most specific evidence comes first.
 DEFAULT_PATH_RULES: tuple[PathRule, ...] = (
-    # Binary by extension (or as good as binary to a reader): images, archives, compiled objects, model weights, media, fonts.
+    # Binary by extension, or as good as binary to a reader: images (SVG too), archives,
+    # compiled objects, model weights, media, fonts.
     *_rules(
         FileCategory.binary,
         *(f"*.{ext}" for ext in (

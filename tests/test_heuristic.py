@@ -1,0 +1,426 @@
+"""The offline heuristic analyzer judges commits against the rubric from the message and paths."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from datetime import UTC, datetime
+
+import pytest
+
+from repodaily.analyzers import create_analyzer
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.analyzers.rules import RuleSet
+from repodaily.errors import ConfigError
+from repodaily.models import (
+    Analysis,
+    AnalysisInput,
+    AnalysisStatus,
+    ChangeType,
+    ContextFile,
+    Coverage,
+    CoverageReceipt,
+    FileCategory,
+    FileStatus,
+    Importance,
+)
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_RECEIPT = CoverageReceipt(budget_tokens=6000, tokens_sent=120)
+
+
+def change(
+    path: str,
+    category: FileCategory = FileCategory.source,
+    *,
+    status: FileStatus = FileStatus.modified,
+    additions: int = 10,
+    deletions: int = 2,
+    text: str = "",
+    old_path: str | None = None,
+    binary: bool = False,
+) -> ContextFile:
+    return ContextFile(
+        path=path,
+        old_path=old_path,
+        status=status,
+        category=category,
+        additions=additions,
+        deletions=deletions,
+        binary=binary,
+        coverage=Coverage.full,
+        text=text,
+    )
+
+
+def commit(subject: str, *files: ContextFile, body: str = "") -> AnalysisInput:
+    return AnalysisInput(
+        repo="acme/engine",
+        sha="0123456789abcdef0123456789abcdef01234567",
+        subject=subject,
+        body=body,
+        author_name="Ada",
+        committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
+        parents=["f" * 40],
+        files=list(files),
+        receipt=_RECEIPT,
+        total_additions=sum(f.additions for f in files),
+        total_deletions=sum(f.deletions for f in files),
+    )
+
+
+def judge(subject: str, *files: ContextFile, body: str = "", language: str = "en") -> Analysis:
+    return HeuristicAnalyzer(language=language).analyze_sync(commit(subject, *files, body=body))
+
+
+SOURCE = change("engine/core/scheduler.py")
+
+
+# --------------------------------------------------------------------------- title tags
+
+
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("[Bugfix] Handle empty batch in sampler", ChangeType.fix),
+        ("[BugFix] Handle empty batch in sampler", ChangeType.fix),
+        ("[Perf] Reuse buffers in the sampler", ChangeType.perf),
+        ("[Feature] Sampler callbacks", ChangeType.feat),
+        ("[Refactor] Sampler internals", ChangeType.refactor),
+        ("[Doc] Sampler docstrings", ChangeType.docs),
+        ("[CI/Build] Sampler job matrix", ChangeType.ci),
+        ("[Deps] Sampler requirements", ChangeType.build),
+    ],
+)
+def test_type_tag_decides_type_of_source_change(subject: str, expected: ChangeType) -> None:
+    assert judge(subject, SOURCE).type == expected
+
+
+def test_several_tags_in_any_case_combine_type_and_narrow_area() -> None:
+    result = judge("[BUGFIX][rocm] Handle empty batch in sampler (#123)", SOURCE)
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+    assert "rocm" in result.importance_reason
+
+
+def test_misc_tag_alone_does_not_decide_the_type() -> None:
+    assert judge("[Misc] Add a --seed option to the sampler", SOURCE).type == ChangeType.feat
+    assert judge("[Misc] Fix seed handling in the sampler", SOURCE).type == ChangeType.fix
+
+
+def test_series_marker_and_unknown_tags_carry_no_evidence() -> None:
+    result = judge("[Sampler][2/N] Fix seed handling", SOURCE)
+    assert result.type == ChangeType.fix
+    assert result.one_line.startswith('"Fix seed handling"')
+
+
+def test_tiny_tag_caps_importance_at_low() -> None:
+    assert judge("[Tiny] Fix crash when the batch is empty", SOURCE).importance == Importance.low
+
+
+# --------------------------------------------------------------------------- Conventional Commits
+
+
+def test_conventional_type_decides_type() -> None:
+    assert judge("feat(api): add streaming responses", SOURCE).type == ChangeType.feat
+    assert judge("perf: cache compiled graphs", SOURCE).type == ChangeType.perf
+    assert judge("refactor: split the scheduler", SOURCE).type == ChangeType.refactor
+
+
+def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
+    result = judge("refactor(config)!: read settings from one file", SOURCE)
+    assert result.flags.breaking
+    assert result.importance in (Importance.medium, Importance.high)
+
+
+def test_breaking_change_footer_is_breaking() -> None:
+    body = "Settings move to engine.toml.\n\nBREAKING CHANGE: the ENGINE_HOME variable is ignored\n"
+    result = judge("chore: move settings", SOURCE, body=body)
+    assert result.flags.breaking
+    assert result.importance == Importance.medium
+    assert any("ENGINE_HOME" in bullet for bullet in result.summary)
+
+
+def test_conventional_scope_deps_is_a_dependency_change() -> None:
+    lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
+    result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+
+
+# --------------------------------------------------------------------------- plain sentences
+
+
+def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
+    result = judge("Fix crash when the request queue is empty", SOURCE)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
+    assert "crash" in result.importance_reason
+
+
+def test_crash_fix_on_one_platform_stays_medium() -> None:
+    result = judge("[ROCm] Fix crash when the request queue is empty", SOURCE)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_plain_add_support_is_a_medium_feature() -> None:
+    new_backend = change("engine/attention/foo.py", status=FileStatus.added)
+    result = judge("Add support for the Foo attention backend", new_backend)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert result.flags.user_facing
+
+
+def test_changed_default_is_high() -> None:
+    result = judge("Enable prefix caching by default", SOURCE)
+    assert result.importance == Importance.high
+    assert result.recommendations[0].audience == "users"
+
+
+def test_removing_a_public_flag_is_a_breaking_feature_change() -> None:
+    result = judge("Remove the --legacy-kernels flag", SOURCE)
+    assert result.type == ChangeType.feat
+    assert result.flags.breaking
+    assert result.importance == Importance.medium
+
+
+def test_removed_argument_definition_in_the_diff_is_breaking() -> None:
+    patch = (
+        "@@ -10,3 +10,1 @@\n"
+        '-    parser.add_argument("--max-batch", type=int)\n'
+        '-    parser.add_argument("--seed", type=int)\n'
+        '+    parser.add_argument("--seed", type=int, default=0)\n'
+    )
+    result = judge("Simplify argument parsing", change("engine/cli.py", text=patch))
+    assert result.flags.breaking
+    assert result.type == ChangeType.feat
+    assert "`--max-batch`" in result.recommendations[0].text
+    assert "--seed" not in result.recommendations[0].text
+
+
+def test_environment_variable_still_used_in_the_patch_is_not_removed() -> None:
+    patch = (
+        "@@ -3,3 +3,2 @@\n"
+        '-    saved = os.environ.get("ENGINE_WORKSPACE")\n'
+        '     os.environ["ENGINE_WORKSPACE"] = ":16:8"\n'
+    )
+    result = judge("Simplify workspace setup", change("engine/setup.py", text=patch))
+    assert not result.flags.breaking
+
+
+def test_logging_change_is_low() -> None:
+    result = judge("Add more logging to the scheduler", SOURCE)
+    assert result.importance == Importance.low
+    assert result.summary == [] and result.recommendations == []
+
+
+# --------------------------------------------------------------------------- reverts
+
+
+def test_revert_takes_the_importance_of_what_it_reverts() -> None:
+    result = judge('Revert "Fix crash when the request queue is empty" (#99)', SOURCE)
+    assert (result.type, result.importance) == (ChangeType.revert, Importance.high)
+    assert "Fix crash when the request queue is empty" in result.importance_reason
+
+
+def test_revert_of_unjudgeable_change_is_medium() -> None:
+    result = judge('Revert "Scheduler v2"', SOURCE)
+    assert (result.type, result.importance) == (ChangeType.revert, Importance.medium)
+
+
+def test_revert_tag_and_conventional_revert_are_reverts() -> None:
+    docs_only = change("docs/usage.md", FileCategory.docs)
+    assert judge("[Revert] Fix typo in usage guide", docs_only).type == ChangeType.revert
+    assert judge("revert: feat: add streaming", SOURCE).type == ChangeType.revert
+
+
+# --------------------------------------------------------------------------- security
+
+
+def test_security_keyword_makes_source_change_high() -> None:
+    result = judge("Reject path traversal in the model loader", SOURCE)
+    assert result.flags.security
+    assert result.importance == Importance.high
+    assert [i.aspect for i in result.insights] == ["security"]
+
+
+def test_security_in_docs_only_change_is_medium() -> None:
+    result = judge("Document trust_remote_code risks", change("docs/security.md", FileCategory.docs))
+    assert result.flags.security
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.medium)
+
+
+def test_cve_in_body_sets_security() -> None:
+    result = judge("Harden the tarball extractor", SOURCE, body="Addresses CVE-2025-12345 in archive handling.")
+    assert result.flags.security
+    assert result.importance == Importance.high
+
+
+def test_dependency_injection_is_not_a_security_issue() -> None:
+    assert not judge("Use dependency injection for the tokenizer", SOURCE).flags.security
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def test_bugfix_that_only_edits_tests_is_a_low_test_change() -> None:
+    result = judge("[Bugfix] Fix off-by-one in block counting", change("tests/core/test_blocks.py", FileCategory.test))
+    assert (result.type, result.importance) == (ChangeType.test, Importance.low)
+    assert not result.flags.user_facing
+
+
+def test_pure_rename_is_a_low_refactor() -> None:
+    moved = change(
+        "engine/encoder_budget.py", status=FileStatus.renamed, old_path="engine/budget.py", additions=0, deletions=0
+    )
+    imports = [change(f"engine/user{i}.py", additions=1, deletions=1) for i in range(6)]
+    result = judge("[Feature] Rename budget module", moved, *imports)
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+    assert "`engine/budget.py`" in result.one_line and "`engine/encoder_budget.py`" in result.one_line
+    assert result.impact_scope[0] == "engine/encoder_budget.py"
+
+
+def test_docs_only_change_is_low_docs() -> None:
+    docs = [change("docs/quickstart.md", FileCategory.docs), change("README.md", FileCategory.docs)]
+    result = judge("Update the quickstart", *docs)
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_ci_only_change_is_low_ci() -> None:
+    workflow = change(".github/workflows/test.yml", FileCategory.build)
+    result = judge("Fix flaky nightly job", workflow)
+    assert (result.type, result.importance) == (ChangeType.ci, Importance.low)
+
+
+def test_lock_file_only_bump_is_low_build() -> None:
+    patch = '@@ -1,2 +1,2 @@\n name = "idna"\n-version = "3.6"\n+version = "3.7"\n'
+    result = judge("Update dependencies", change("uv.lock", FileCategory.generated, text=patch))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+
+
+def test_torch_major_bump_in_requirements_is_high_build() -> None:
+    patch = "@@ -1,3 +1,3 @@\n-torch==2.9.1\n+torch==2.10.0\n numpy\n"
+    result = judge("Upgrade the framework", change("requirements/cuda.txt", FileCategory.build, text=patch))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.high)
+    assert "`torch` 2.9.1 → 2.10.0" in result.importance_reason
+    assert result.recommendations[0].audience == "operators"
+    assert result.risks
+
+
+def test_torch_major_bump_named_only_in_title_is_high() -> None:
+    result = judge("[Release 2.10] Update to Torch 2.10", change("pyproject.toml", FileCategory.build), SOURCE)
+    assert (result.type, result.importance) == (ChangeType.build, Importance.high)
+
+
+def test_torch_patch_bump_is_not_high() -> None:
+    patch = "@@ -1 +1 @@\n-torch==2.9.0\n+torch==2.9.1\n"
+    result = judge("Bump torch", change("requirements.txt", FileCategory.build, text=patch))
+    assert result.importance == Importance.medium
+
+
+def test_config_table_only_change_is_low_chore() -> None:
+    table = change("engine/kernels/configs/E=16,device=H200.json", FileCategory.build, additions=140, deletions=0)
+    result = judge("Add tuned MoE config for H200", table)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_benchmark_only_change_is_low() -> None:
+    result = judge("Add a latency benchmark for decode", change("benchmarks/decode.py"))
+    assert result.importance == Importance.low
+
+
+def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
+    files = [
+        change("tests/test_a.py", FileCategory.test, additions=500),
+        change("engine/models/a.py", additions=30),
+        change("engine/models/b.py", additions=20),
+        change("engine/config.py", additions=5),
+        change("docs/a.md", FileCategory.docs),
+    ]
+    expected = ["engine/models/", "engine/config.py", "tests/test_a.py", "docs/a.md"]
+    assert judge("Add model A", *files).impact_scope == expected
+
+
+# --------------------------------------------------------------------------- texts and fingerprint
+
+
+def test_chinese_texts_are_chinese_and_keep_identifiers() -> None:
+    result = judge("Fix crash when the request queue is empty", SOURCE, language="zh")
+    for text in [result.one_line, result.importance_reason, *result.summary, result.recommendations[0].text]:
+        assert _CJK.search(text), text
+    assert "`engine/core/scheduler.py`" in result.one_line
+
+
+def test_english_texts_have_no_chinese() -> None:
+    result = judge("Fix crash when the request queue is empty", SOURCE, language="en")
+    texts = [result.one_line, result.importance_reason, *result.summary, result.recommendations[0].text]
+    assert texts and not any(_CJK.search(text) for text in texts)
+
+
+def test_texts_do_not_open_with_the_type_label() -> None:
+    result = judge("[Bugfix] Handle empty batch", SOURCE, language="zh")
+    assert not result.one_line.startswith(("Bug修复", "Bug fix"))
+
+
+def test_fingerprint_changes_with_language_and_with_rules() -> None:
+    zh, en = HeuristicAnalyzer(language="zh"), HeuristicAnalyzer(language="en")
+    extended = HeuristicAnalyzer(language="zh", rules=RuleSet.load({"moves": {"max_lines_per_other_file": 9}}))
+    assert len({zh.fingerprint, en.fingerprint, extended.fingerprint}) == 3
+    assert zh.fingerprint.startswith("heuristic/") and zh.fingerprint.endswith("/zh")
+    assert HeuristicAnalyzer(language="zh").fingerprint == zh.fingerprint
+
+
+def test_analysis_carries_receipt_fingerprint_and_ok_status() -> None:
+    analyzer = create_analyzer("heuristic", language="en", model="ignored")
+    result = asyncio.run(analyzer.analyze(commit("Fix a hang", SOURCE)))
+    assert result.coverage == _RECEIPT
+    assert result.analyzer == analyzer.fingerprint
+    assert result.status == AnalysisStatus.ok
+
+
+# --------------------------------------------------------------------------- odd input
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        commit(""),
+        commit("   \n  "),
+        commit("[]"),
+        commit("[Bugfix]"),
+        commit("Revert"),
+        commit('Revert "Revert "Revert "Revert "x""""'),
+        commit("fix:", body="BREAKING CHANGE:"),
+        commit("Update logo", change("assets/logo.png", FileCategory.binary, binary=True, additions=0, deletions=0)),
+        commit("x" * 5000, change("a", additions=0, deletions=0, text="-\n+\n---\n+++\n")),
+    ],
+)
+def test_odd_input_never_raises(item: AnalysisInput) -> None:
+    for language in ("zh", "en"):
+        result = HeuristicAnalyzer(language=language).analyze_sync(item)
+        assert result.one_line
+        assert result.status == AnalysisStatus.ok
+
+
+# --------------------------------------------------------------------------- rules extension
+
+
+def test_extension_adds_a_repository_tag() -> None:
+    rules = RuleSet.load({"tags": {"wasm": {"names": ["wasm"], "narrow": True}}})
+    result = HeuristicAnalyzer(language="en", rules=rules).analyze_sync(commit("[Wasm] Fix crash on start", SOURCE))
+    assert result.importance == Importance.medium
+    assert "Wasm" in result.importance_reason
+
+
+def test_extension_with_unknown_key_is_rejected_with_its_path() -> None:
+    with pytest.raises(ConfigError, match=r"tags\.wasm\.colour: unknown key"):
+        RuleSet.load({"tags": {"wasm": {"names": ["wasm"], "colour": "red"}}})
+
+
+def test_extension_with_bad_regex_or_placeholder_is_rejected() -> None:
+    with pytest.raises(ConfigError, match=r"patterns\.mine\.pattern"):
+        RuleSet.load({"patterns": {"mine": {"pattern": "(unclosed"}}})
+    with pytest.raises(ConfigError, match="unknown placeholder"):
+        RuleSet.load({"messages": {"en": {"change_one": "{titel}"}}})
+
+
+def test_unknown_language_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="fr"):
+        HeuristicAnalyzer(language="fr")
