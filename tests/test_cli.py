@@ -238,6 +238,18 @@ path = "{tmp_path / 'quiet'}"
     ]
     quiet = (tmp_path / "out/2026/demo-org/quiet/2026-03-02.md").read_text(encoding="utf-8")
     assert "本日无提交" in quiet
+    _check_written(tmp_path / "out")
+
+
+def _check_written(out_dir: Path) -> None:
+    """Every Markdown file written passes the structural check against its JSON twin."""
+    from repodaily.models import DailyReport
+
+    markdown_files = sorted(out_dir.rglob("*.md"))
+    assert markdown_files
+    for path in markdown_files:
+        report = DailyReport.model_validate_json(path.with_suffix(".json").read_text(encoding="utf-8"))
+        check_report(path.read_text(encoding="utf-8"), report)
 
 
 def test_dry_run_prints_and_writes_nothing(demo_repo, tmp_path):
@@ -254,9 +266,11 @@ def test_range_writes_one_file_per_day(demo_repo, tmp_path):
     code, out, err = _invoke(
         "report", str(demo_repo), "--name", "demo-org/inferno",
         "--since", "2026-03-01", "--until", "2026-03-03", "--output", str(tmp_path / "o"), "--lang", "en",
+        "--format", "md", "--format", "json",
     )
     assert code == 0, err
-    assert [Path(p).name for p in out.split()] == ["2026-03-01.md", "2026-03-02.md", "2026-03-03.md"]
+    assert [Path(p).name for p in out.split() if p.endswith(".md")] == ["2026-03-01.md", "2026-03-02.md", "2026-03-03.md"]
+    _check_written(tmp_path / "o")
     day_before = (tmp_path / "o/2026/demo-org/inferno/2026-03-01.md").read_text(encoding="utf-8")
     assert "[Perf] Cache the tokenizer" in day_before and "Tidy imports" in day_before
     assert "Nightly GPU job" in (tmp_path / "o/2026/demo-org/inferno/2026-03-03.md").read_text(encoding="utf-8")
