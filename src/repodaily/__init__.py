@@ -17,6 +17,7 @@ from repodaily.analyzers import Analyzer, create_analyzer, register_analyzer
 from repodaily.config import Config, RepoConfig, load_config
 from repodaily.errors import (
     AnalysisError,
+    AuthError,
     ConfigError,
     InvalidOutput,
     ProviderError,
@@ -39,6 +40,7 @@ __all__ = [
     "AnalysisError",
     "AnalysisInput",
     "Analyzer",
+    "AuthError",
     "Commit",
     "Config",
     "ConfigError",

@@ -8,6 +8,7 @@
     ├── StoreError                 the SQLite store or cache directory is unusable
     ├── AnalysisError              one commit could not be analysed
     │   ├── ProviderError          the endpoint failed (HTTP error, timeout, refusal)
+    │   │   └── AuthError          the endpoint refuses our credentials (401/403): stop asking
     │   ├── InvalidOutput          the reply did not validate against the schema
     │   └── Truncated              the reply was cut off (finish_reason == "length")
     ├── RenderError                a template failed
@@ -42,6 +43,10 @@ class AnalysisError(RepodailyError):
 
 class ProviderError(AnalysisError):
     """The analysis endpoint failed to answer usefully."""
+
+
+class AuthError(ProviderError):
+    """The endpoint rejected the credentials; every further call would fail the same way."""
 
 
 class InvalidOutput(AnalysisError):

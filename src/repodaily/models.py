@@ -230,6 +230,15 @@ class Recommendation(_Model):
     text: str
 
 
+class Usage(_Model):
+    """What producing one analysis cost, from the provider's own usage figures."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
 class Analysis(_Model):
     """One commit judged against the rubric; deep fields are filled for high/medium only."""
 
@@ -246,6 +255,8 @@ class Analysis(_Model):
     recommendations: list[Recommendation] = Field(default_factory=list)
     coverage: CoverageReceipt
     analyzer: str = Field(description="Fingerprint of the analyzer that produced this.")
+    model: str | None = Field(default=None, description="The model that answered, when a model did.")
+    usage: Usage = Field(default_factory=Usage)
     status: AnalysisStatus = AnalysisStatus.ok
     note: str = Field(default="", description="Why the analysis is degraded, when it is.")
 
