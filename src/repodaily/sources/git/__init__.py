@@ -1,0 +1,32 @@
+"""The git source: a repository location and a time window in, ``list[Commit]`` out.
+
+A location is a local clone (used in place, never modified) or a URL, which is
+mirrored as a bare clone under the cache directory and fetched incrementally.
+
+A window is read with two git processes whatever its length: a cheap first-parent
+listing (hashes and committer timestamps) picks the exact commits, then one
+``git log -p`` over those commits streams every diff. The stream is parsed as bytes,
+line by line, so a 100 MB generated diff costs at most ``max_patch_bytes`` of memory
+per file while its ``+``/``-`` counts stay exact. One process per commit would be
+about three times slower on a real day of vLLM.
+
+Every field is decoded from bytes; text that is not UTF-8 is decoded with U+FFFD
+replacements and named in ``Commit.encoding_issues`` instead of failing the run.
+
+Modules, lowest first: ``locations`` (URLs and names), ``process`` (running git),
+``repository`` (opening a clone or mirror), ``stream`` (the log format and its line
+reader), ``patch`` (files and hunks), ``commits`` (headers, messages, trailers),
+``partial`` (commits with absent blobs), ``log`` (the window).
+"""
+
+from repodaily.sources.git.locations import infer_repo_name, redact_credentials
+from repodaily.sources.git.log import collect_commits
+from repodaily.sources.git.repository import GitRepository, open_repository
+
+__all__ = [
+    "GitRepository",
+    "collect_commits",
+    "infer_repo_name",
+    "open_repository",
+    "redact_credentials",
+]

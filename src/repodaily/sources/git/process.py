@@ -1,0 +1,148 @@
+"""Running git: the same output on every machine, and git's own reason when it fails."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import IO
+
+from repodaily.errors import SourceError
+from repodaily.sources.git.locations import redact_credentials
+
+# Settings that make git's output the same on every machine, whatever the user's config.
+_GIT_CONFIG = ("core.quotePath=false", "color.ui=never", "diff.suppressBlankEmpty=false")
+_GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat"}
+# Variables that would point git at another repository or another diff program.
+_GIT_ENV_DROPPED = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CEILING_DIRECTORIES",
+)
+
+
+def _git_argv(args: list[str], git_dir: Path | None) -> list[str]:
+    argv = ["git", "--no-pager"]
+    for setting in _GIT_CONFIG:
+        argv += ["-c", setting]
+    if git_dir is not None:
+        argv.append(f"--git-dir={git_dir}")
+    return argv + args
+
+
+def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
+    return {**env, **_GIT_ENV, **(extra or {})}
+
+
+def run_git(
+    args: list[str],
+    *,
+    git_dir: Path | None = None,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    stdin: bytes | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git to completion; the caller decides what a non-zero exit means."""
+    try:
+        return subprocess.run(
+            _git_argv(args, git_dir),
+            cwd=cwd,
+            env=_git_env(env),
+            input=stdin,
+            stdin=None if stdin is not None else subprocess.DEVNULL,
+            capture_output=True,
+            check=False,
+        )
+    except FileNotFoundError as exc:
+        raise SourceError("git is not installed or not on PATH") from exc
+
+
+def git_text(args: list[str], *, failure: str, git_dir: Path | None = None) -> str:
+    """git's stdout as text; on failure a SourceError of ``failure`` plus git's own reason."""
+    result = run_git(args, git_dir=git_dir)
+    if result.returncode != 0:
+        raise SourceError(redact_credentials(f"{failure}: {_git_reason(result.stderr)}"))
+    return result.stdout.decode("utf-8", "replace").strip()
+
+
+def git_text_or_none(
+    args: list[str], *, git_dir: Path | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> str | None:
+    """git's stdout as text, or None when git says no (a missing ref, an unset key)."""
+    result = run_git(args, git_dir=git_dir, cwd=cwd, env=env)
+    if result.returncode != 0:
+        return None
+    return result.stdout.decode("utf-8", "replace").strip() or None
+
+
+def _git_reason(stderr: bytes) -> str:
+    """git's own reason for a failure in one line, credentials removed.
+
+    That is its first line other than warnings and hints: the cause (``fatal: ... does
+    not appear to be a git repository``, ``ssh: Could not resolve hostname``); the
+    lines after it are generic advice.
+    """
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    reasons = [line for line in lines if not line.startswith(("warning:", "hint:"))] or lines
+    return redact_credentials(reasons[0]) if reasons else "no message from git"
+
+
+class GitProcess:
+    """A running git whose stdout is read as it comes.
+
+    stderr goes to a temporary file, so a chatty git can never block on a full pipe
+    while we are reading stdout.
+    """
+
+    def __init__(self, args: list[str], *, git_dir: Path, stdin: bytes | None = None) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        try:
+            self._process = subprocess.Popen(
+                _git_argv(args, git_dir),
+                env=_git_env(),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                bufsize=1 << 20,
+            )
+        except FileNotFoundError as exc:
+            self._stderr.close()
+            raise SourceError("git is not installed or not on PATH") from exc
+        if stdin is not None:
+            self._feed(stdin)
+        assert self._process.stdout is not None
+        self.stdout: IO[bytes] = self._process.stdout
+
+    def _feed(self, data: bytes) -> None:
+        """Write all of stdin up front: git reads every revision before it prints anything."""
+        assert self._process.stdin is not None
+        try:
+            self._process.stdin.write(data)
+            self._process.stdin.close()
+        except BrokenPipeError:
+            pass  # git stopped early; its exit status and stderr say why
+
+    def error(self) -> str | None:
+        """Wait for git to exit; its reason when it failed, else None."""
+        if self._process.wait() == 0:
+            return None
+        self._stderr.seek(0)
+        return _git_reason(self._stderr.read())
+
+    def __enter__(self) -> GitProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._process.poll() is None:
+            self._process.kill()
+        self._process.wait()
+        self.stdout.close()
+        self._stderr.close()
