@@ -10,6 +10,8 @@ naming the template and line.
 
 from __future__ import annotations
 
+import functools
+
 import traceback
 from datetime import datetime
 from pathlib import Path
@@ -36,8 +38,13 @@ PACKAGED_TEMPLATES = Path(__file__).parent / "templates"
 DEFAULT_PREFIX = "default"
 
 
+@functools.lru_cache(maxsize=16)
 def create_environment(templates_dir: Path | None = None) -> Environment:
-    """An environment that looks in ``templates_dir`` first, then in the packaged templates."""
+    """An environment that looks in ``templates_dir`` first, then in the packaged templates.
+
+    Cached per directory: compiling the templates costs far more than rendering
+    a report, and a backfill renders hundreds. Jinja still notices edited files.
+    """
     packaged = FileSystemLoader(PACKAGED_TEMPLATES)
     loaders: list[FileSystemLoader | PrefixLoader] = []
     if templates_dir is not None:
