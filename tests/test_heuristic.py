@@ -11,6 +11,7 @@ import pytest
 from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.analyzers.rules import RuleSet
+from repodaily.context.paths import classify_path
 from repodaily.errors import ConfigError
 from repodaily.models import (
     Analysis,
@@ -24,6 +25,7 @@ from repodaily.models import (
     FileStatus,
     Importance,
 )
+from repodaily.render.labels import EN, ZH
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _RECEIPT = CoverageReceipt(budget_tokens=6000, tokens_sent=120)
@@ -133,12 +135,18 @@ def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     assert result.importance in (Importance.medium, Importance.high)
 
 
-def test_breaking_change_footer_is_breaking() -> None:
+def test_breaking_change_footer_is_breaking_and_high() -> None:
     body = "Settings move to engine.toml.\n\nBREAKING CHANGE: the ENGINE_HOME variable is ignored\n"
     result = judge("chore: move settings", SOURCE, body=body)
     assert result.flags.breaking
-    assert result.importance == Importance.medium
+    assert result.importance == Importance.high
     assert any("ENGINE_HOME" in bullet for bullet in result.summary)
+
+
+def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
+    body = "BREAKING CHANGE: the ENGINE_HOME variable is ignored;\nset engine.home in engine.toml instead.\n"
+    result = judge("feat: read settings from engine.toml", SOURCE, body=body)
+    assert any("ignored; set engine.home in engine.toml instead." in bullet for bullet in result.summary)
 
 
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
@@ -174,11 +182,11 @@ def test_changed_default_is_high() -> None:
     assert result.recommendations[0].audience == "users"
 
 
-def test_removing_a_public_flag_is_a_breaking_feature_change() -> None:
+def test_removing_a_public_flag_is_a_high_breaking_feature_change() -> None:
     result = judge("Remove the --legacy-kernels flag", SOURCE)
     assert result.type == ChangeType.feat
     assert result.flags.breaking
-    assert result.importance == Importance.medium
+    assert result.importance == Importance.high
 
 
 def test_removed_argument_definition_in_the_diff_is_breaking() -> None:
@@ -373,6 +381,211 @@ def test_analysis_carries_receipt_fingerprint_and_ok_status() -> None:
     assert result.coverage == _RECEIPT
     assert result.analyzer == analyzer.fingerprint
     assert result.status == AnalysisStatus.ok
+
+
+# --------------------------------------------------------------------------- security and breaking: type and importance
+
+
+def test_security_tag_with_no_other_type_evidence_is_a_fix() -> None:
+    files = [change("engine/serve/ipc.py"), change("tests/test_ipc.py", FileCategory.test)]
+    result = judge("[Security] Refuse pickled payloads on the IPC channel", *files)
+    assert (result.type, result.secondary_types) == (ChangeType.fix, [])
+    assert result.flags.security
+    assert result.importance == Importance.high
+
+
+def test_security_wording_with_no_other_type_evidence_is_a_fix() -> None:
+    result = judge("Refuse unsafe deserialization on the IPC channel", SOURCE)
+    assert result.type == ChangeType.fix
+    assert result.flags.security
+
+
+def test_security_tag_does_not_outvote_what_the_title_says() -> None:
+    assert judge("[Security] Add a sandbox option for custom code", SOURCE).type == ChangeType.feat
+
+
+def test_security_fix_whose_title_limits_its_impact_stays_medium() -> None:
+    result = judge("Avoid repeated trust_remote_code warnings", SOURCE)
+    assert result.flags.security
+    assert result.importance == Importance.medium
+
+
+def test_declared_breaking_change_of_a_user_facing_option_is_high() -> None:
+    body = "BREAKING CHANGE: --max-batch is removed; use --max-num-seqs."
+    result = judge("feat(cli)!: rename --max-batch to --max-num-seqs", change("engine/serve/cli.py"), body=body)
+    assert result.flags.breaking
+    assert result.importance == Importance.high
+
+
+def test_breaking_change_confined_to_one_platform_stays_medium() -> None:
+    result = judge("[ROCm] Remove the --rocm-legacy-attention flag", SOURCE)
+    assert result.flags.breaking
+    assert result.importance == Importance.medium
+
+
+def test_deprecation_is_breaking_but_medium() -> None:
+    result = judge("Deprecate the --legacy-kernels option", SOURCE)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert result.flags.breaking
+
+
+def test_removed_registry_entry_is_a_breaking_feature_change_inferred_from_the_diff() -> None:
+    patch = (
+        "@@ -38,5 +38,3 @@ METHODS = {\n"
+        '     "awq": AWQConfig,\n'
+        '-    "cpu_gptq": CPUGPTQConfig,\n'
+        '-    "is_zp_float": True,\n'
+        '     "gptq": GPTQConfig,\n'
+    )
+    registry = change("engine/quantization/__init__.py", text=patch, additions=0, deletions=2)
+    result = judge("[Refactor] Move the CPU GPTQ kernel into the shared linear layer", registry)
+    assert result.flags.breaking
+    assert result.type == ChangeType.feat
+    # The message does not declare the break: the diff only suggests it.
+    assert result.importance == Importance.medium
+    assert "`cpu_gptq`" in result.importance_reason
+    assert "is_zp_float" not in result.importance_reason
+
+
+@pytest.mark.parametrize(
+    ("path", "removed"),
+    [
+        ("src/main.rs", '-    let dir = std::env::var("ENGINE_HOME").unwrap_or_default();'),
+        ("cmd/engine/main.go", '-\thome := os.Getenv("ENGINE_HOME")'),
+        ("lib/config.js", "-const home = process.env.ENGINE_HOME || '.';"),
+        ("src/cli.rs", '-    #[arg(long = "engine-home")]'),
+    ],
+)
+def test_removed_environment_variables_and_flags_are_found_in_other_languages(path: str, removed: str) -> None:
+    result = judge("Simplify startup", change(path, text=f"@@ -1,2 +1,1 @@\n{removed}\n keep()\n"))
+    assert result.flags.breaking
+
+
+# --------------------------------------------------------------------------- core code
+
+
+def test_large_refactor_of_core_code_is_medium() -> None:
+    core = change("engine/core/scheduler.py", additions=400, deletions=200)
+    result = judge("Restructure the scheduler", core)
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.medium)
+    assert "engine/core/scheduler.py" in result.importance_reason
+
+
+def test_small_refactor_of_core_code_and_large_refactor_elsewhere_stay_low() -> None:
+    assert judge("Restructure the scheduler", change("engine/core/scheduler.py", additions=40)).importance == (
+        Importance.low
+    )
+    assert judge("Restructure the plotting", change("engine/plots.py", additions=900)).importance == Importance.low
+
+
+# --------------------------------------------------------------------------- texts: body sentence, punctuation, labels
+
+
+def test_summary_quotes_the_first_sentence_with_line_wraps_joined() -> None:
+    body = (
+        "The worker IPC decoded messages with pickle.loads, so any process that could reach\n"
+        "the socket could run code in the server. Messages are JSON now.\n"
+    )
+    result = judge("[Security] Refuse pickled payloads on the IPC channel", SOURCE, body=body, language="zh")
+    expected = (
+        "The worker IPC decoded messages with pickle.loads, so any process that could reach the socket"
+        " could run code in the server."
+    )
+    assert result.summary[-1] == f"提交说明：{expected}"
+
+
+def test_long_first_sentence_is_cut_at_a_word_boundary_with_an_ellipsis() -> None:
+    body = "This change " + " ".join(f"word{i}" for i in range(80)) + " ends here.\n"
+    result = judge("Fix the queue", SOURCE, body=body)
+    quoted = result.summary[-1].removeprefix("The message says: ")
+    assert quoted.endswith("…") and len(quoted) <= 201
+    assert all(re.fullmatch(r"word\d+|This|change", word) for word in quoted.removesuffix("…").split())
+
+
+def test_body_sentence_skips_revert_boilerplate_and_reads_list_items_alone() -> None:
+    revert = judge(
+        'Revert "Cache the tokenizer"',
+        SOURCE,
+        body="This reverts commit 07b7fd4d991ff0150acbcf230497856f8284fb0b.\nThe cache kept stale tokenizers.\n",
+    )
+    assert revert.summary[-1] == "The message says: The cache kept stale tokenizers."
+    listed = judge("Fix the queue", SOURCE, body="- Drain the waiting queue on cancel\n- Add a regression test\n")
+    assert listed.summary[-1] == "The message says: Drain the waiting queue on cancel."
+
+
+def test_no_sentence_is_quoted_from_a_body_without_prose() -> None:
+    result = judge("Fix the queue", SOURCE, body="## Test plan\n\n```\npytest\n```\n")
+    assert len(result.summary) == 1
+
+
+@pytest.mark.parametrize("ending", [".", "。", "!", "！", "?", "？", "…"])
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_text_that_ends_in_punctuation_gets_no_second_full_stop(ending: str, language: str) -> None:
+    body = f"BREAKING CHANGE: --max-batch is removed; use --max-num-seqs{ending}"
+    result = judge("feat(cli)!: rename --max-batch", SOURCE, body=body, language=language)
+    footer = next(bullet for bullet in result.summary if "--max-num-seqs" in bullet)
+    assert footer.endswith(f"--max-num-seqs{ending}")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_insights_do_not_repeat_the_aspect_label_the_renderer_prints(language: str) -> None:
+    labels = {"zh": ZH, "en": EN}[language]
+    patch = "@@ -1 +1 @@\n-torch==2.9.1\n+torch==2.10.0\n"
+    upgrade = change("requirements.txt", FileCategory.build, text=patch)
+    breaking = judge("feat!: drop the --max-batch flag", SOURCE, upgrade, language=language)
+    security = judge("Reject path traversal in the model loader", SOURCE, language=language)
+    insights = [*breaking.insights, *security.insights]
+    assert {i.aspect for i in insights} == {"compatibility", "security"}
+    for insight in insights:
+        assert not insight.text.startswith(labels.aspects[insight.aspect]), insight.text
+
+
+# --------------------------------------------------------------------------- other projects' conventions
+
+
+def judge_paths(subject: str, *paths: str) -> tuple[ChangeType, Importance]:
+    """Type and importance of a commit touching ``paths``, each filed as the context stage files it."""
+    result = judge(subject, *(change(path, classify_path(path)) for path in paths))
+    return result.type, result.importance
+
+
+@pytest.mark.parametrize(
+    ("subject", "paths", "expected"),
+    [
+        ("Bump serde from 1.0.195 to 1.0.196", ["Cargo.toml", "Cargo.lock"], ("build", "low")),
+        ("chore(deps): bump tokio from 1.35.0 to 1.36.0", ["Cargo.lock"], ("build", "low")),
+        ("build(deps): bump actions/checkout from 3 to 4", [".github/workflows/ci.yml"], ("ci", "low")),
+        ("fix(parser): handle empty input without panicking", ["src/parser.rs"], ("fix", "high")),
+        ("feat(cli): add a --json output flag", ["src/cli.rs"], ("feat", "medium")),
+        ("refactor: split the lexer into modules", ["src/lexer.rs"], ("refactor", "low")),
+        ("docs: explain the retry policy", ["README.md"], ("docs", "low")),
+        ("test: cover unicode identifiers", ["tests/lexer.rs"], ("test", "low")),
+    ],
+)
+def test_rust_project_with_conventional_commits_and_dependabot(
+    subject: str, paths: list[str], expected: tuple[str, str]
+) -> None:
+    assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
+
+
+@pytest.mark.parametrize(
+    ("subject", "paths", "expected"),
+    [
+        ("Fix a memory leak in the connection pool", ["requests/adapters.py"], ("fix", "high")),
+        ("Add a timeout parameter to Session.send", ["requests/sessions.py"], ("feat", "medium")),
+        ("Improve performance of header parsing", ["requests/utils.py"], ("perf", "medium")),
+        ("Update the installation guide", ["docs/install.rst"], ("docs", "low")),
+        ("Remove unused helper functions", ["requests/utils.py"], ("refactor", "low")),
+    ],
+)
+def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str], expected: tuple[str, str]) -> None:
+    assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
+
+
+def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() -> None:
+    result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
+    assert result.flags.breaking
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.high)
 
 
 # --------------------------------------------------------------------------- odd input

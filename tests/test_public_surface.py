@@ -44,7 +44,7 @@ def test_every_setting_is_in_the_commented_default_config():
             section = f"{match.group(1)}."
         elif match := re.match(r"([a-z_]+) = ", line):
             documented.add(f"{section}{match.group(1)}")
-    repo_keys = {f"repos.{k}" for k in ("name", "url", "path", "branch", "web_url")}
+    repo_keys = {f"repos.{k}" for k in ("name", "url", "path", "branch", "web_url", "conventions")}
     expected = (_keys(Config) - {"repos"}) | repo_keys
     assert expected - documented == set()
     tomllib.loads(text)  # and it parses
@@ -53,7 +53,7 @@ def test_every_setting_is_in_the_commented_default_config():
 def test_repo_keys_in_the_default_config_match_the_model():
     from repodaily.config import RepoConfig
 
-    assert set(RepoConfig.model_fields) == {"name", "url", "path", "branch", "web_url"}
+    assert set(RepoConfig.model_fields) == {"name", "url", "path", "branch", "web_url", "conventions"}
 
 
 def test_schema_command_prints_the_report_format():

@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from repodaily.analyzers.rules import load_conventions
 from repodaily.errors import ConfigError
 
 ENV_PREFIX = "REPODAILY__"
@@ -35,6 +36,24 @@ class RepoConfig(_Section):
         default=None,
         description="Base URL of commit links; None derives https://github.com/{name}, '' disables links.",
     )
+    conventions: str | dict[str, Any] | None = Field(
+        default=None,
+        description=(
+            "The repository's own tags and paths mapped onto the rubric: a shipped preset name ('vllm'), "
+            "a TOML file path (relative to the working directory) or an inline table; extends the heuristic rules."
+        ),
+    )
+
+    @field_validator("conventions")
+    @classmethod
+    def _valid_conventions(cls, value: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        # Checked when the config loads, so a typo in a preset name or a rule key stops the run before it starts.
+        if value is not None:
+            try:
+                load_conventions(value)
+            except ConfigError as exc:
+                raise ValueError(str(exc)) from None
+        return value
 
     @model_validator(mode="after")
     def _one_location(self) -> RepoConfig:

@@ -8,6 +8,7 @@ never lets one commit's failure cost the report.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import defaultdict
@@ -15,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from repodaily.analyzers import Analyzer, create_analyzer
+from repodaily.analyzers.rules import load_conventions
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
 from repodaily.digest import build_report
@@ -114,38 +116,84 @@ class Pipeline:
     ) -> None:
         self.config = config
         self.store = store
+        self._given = analyzer
         self.analyzer = analyzer or create_analyzer(config.analyzer.name, language=config.language)
-        self.fallback = (
-            self.analyzer if self.analyzer.name == "heuristic" else create_analyzer("heuristic", language=config.language)
-        )
+        self.fallback = self._fallback_for(self.analyzer, None)
+        # Repositories with conventions get analyzers of their own, one pair per distinct table.
+        self._with_conventions: dict[str, tuple[Analyzer, Analyzer]] = {}
         self.progress: ProgressSink = progress or _NoProgress()
+
+    # -- analyzers, per repository
+
+    def _fallback_for(self, analyzer: Analyzer, conventions: dict[str, Any] | None) -> Analyzer:
+        if analyzer.name == "heuristic":
+            return analyzer
+        settings: dict[str, Any] = {"conventions": conventions} if conventions else {}
+        return create_analyzer("heuristic", language=self.config.language, **settings)
+
+    def analyzers_for(self, repo: str, conventions: str | dict[str, Any] | None = None) -> tuple[Analyzer, Analyzer]:
+        """The analyzer and the fallback for ``repo``, shaped by its conventions.
+
+        ``conventions`` defaults to those of the configured repository named ``repo``.
+        Both analyzers get the same conventions, so they fingerprint (and cache)
+        apart from a repository's without. An analyzer passed to the pipeline
+        serves every repository as it is; a heuristic fallback beside it still
+        follows the conventions.
+        """
+        if conventions is None:
+            conventions = next((r.conventions for r in self.config.repos if r.name == repo), None)
+        if conventions is None:
+            return self.analyzer, self.fallback
+        table = load_conventions(conventions)
+        key = json.dumps(table, sort_keys=True, default=str)
+        if key not in self._with_conventions:
+            analyzer = self._given or create_analyzer(
+                self.config.analyzer.name, language=self.config.language, conventions=table
+            )
+            self._with_conventions[key] = (analyzer, self._fallback_for(analyzer, table))
+        return self._with_conventions[key]
+
+    async def aclose(self) -> None:
+        """Release every analyzer this pipeline made or was given."""
+        pairs = [(self.analyzer, self.fallback), *self._with_conventions.values()]
+        for analyzer in {id(a): a for pair in pairs for a in pair}.values():
+            await analyzer.aclose()
 
     # -- analyze, with the cache in front
 
-    async def _analyze_one(self, repo: str, commit: Commit, semaphore: asyncio.Semaphore) -> Analysis:
+    async def _analyze_one(
+        self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
+    ) -> Analysis:
+        analyzer, fallback_analyzer = analyzers
         item = build_input(repo, commit, budget_tokens=self.config.context.budget_tokens)
         async with semaphore:
             try:
-                analysis = await self.analyzer.analyze(item)
+                analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
                 reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
                 log.warning("analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
-                if self.fallback is not self.analyzer:
-                    fallback = await self.fallback.analyze(item)
-                analysis = _failed_analysis(commit, self.analyzer.fingerprint, reason, fallback)
+                if fallback_analyzer is not analyzer:
+                    fallback = await fallback_analyzer.analyze(item)
+                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback)
         if analysis.status == AnalysisStatus.ok:
             self.store.put_analysis(repo, commit.sha, analysis)
         self.progress.advance()
         return analysis
 
-    async def analyze(self, repo: str, commits: Sequence[Commit]) -> tuple[dict[str, Analysis], set[str]]:
-        """Analyses for ``commits``, and the SHAs whose analysis came from the cache."""
-        cached = self.store.get_analyses(repo, (c.sha for c in commits), self.analyzer.fingerprint)
+    async def analyze(
+        self, repo: str, commits: Sequence[Commit], *, conventions: str | dict[str, Any] | None = None
+    ) -> tuple[dict[str, Analysis], set[str]]:
+        """Analyses for ``commits``, and the SHAs whose analysis came from the cache.
+
+        ``conventions`` as for :meth:`analyzers_for`: by default the configured repository's.
+        """
+        analyzers = self.analyzers_for(repo, conventions)
+        cached = self.store.get_analyses(repo, (c.sha for c in commits), analyzers[0].fingerprint)
         todo = [c for c in commits if c.sha not in cached]
         self.progress.begin(f"analysing {repo}", len(todo))
         semaphore = asyncio.Semaphore(self.config.analyzer.concurrency)
-        fresh = await asyncio.gather(*(self._analyze_one(repo, c, semaphore) for c in todo))
+        fresh = await asyncio.gather(*(self._analyze_one(repo, c, analyzers, semaphore) for c in todo))
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
 
     # -- one repository, many days
@@ -163,14 +211,15 @@ class Pipeline:
         for commit in commits:
             by_day[commit.committed_at.astimezone(tz).date()].append(commit)
         wanted = [c for day in days for c in by_day.get(day, [])]
-        analyses, cached = await self.analyze(repo.name, wanted)
+        analyses, cached = await self.analyze(repo.name, wanted, conventions=repo.conventions)
+        fingerprint = self.analyzers_for(repo.name, repo.conventions)[0].fingerprint
         seconds = time.monotonic() - started
         reports = []
         for day in days:
             day_commits = by_day.get(day, [])
             day_analyses = {c.sha: analyses[c.sha] for c in day_commits}
             run = RunInfo(
-                analyzer=self.analyzer.fingerprint,
+                analyzer=fingerprint,
                 seconds=round(seconds, 3),
                 degraded=sum(1 for a in day_analyses.values() if a.status != AnalysisStatus.ok),
                 cached=sum(1 for c in day_commits if c.sha in cached),
@@ -229,5 +278,5 @@ class Pipeline:
                 "degraded_commits": summary.degraded_commits,
             },
         )
-        await self.analyzer.aclose()
+        await self.aclose()
         return summary

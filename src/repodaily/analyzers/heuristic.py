@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +48,11 @@ _TRAILER = re.compile(
 )
 _BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
 _NOT_PROSE = ("#", "<", "|", "```", "---", ">", "[", "!", "http")
+_BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig."})
+_REVERT_BOILERPLATE = re.compile(r"^This reverts commit [0-9a-f]{7,40}\.?\s*", re.IGNORECASE)
+_SENTENCE_ENDINGS = (".", "。", "!", "！", "?", "？", "…")
 _MAX_QUOTED = 200
 _MAX_SCOPE = 4
 _MAX_REVERT_DEPTH = 3
@@ -139,7 +145,8 @@ class _Evidence:
             return
         self.votes[change_type] = self.votes.get(change_type, 0.0) + weight
         cites = self.cites.setdefault(change_type, [])
-        if cite not in cites:
+        # `[Security]` and the word "Security" in the same title are one piece of evidence to a reader.
+        if _bare(cite) not in {_bare(c) for c in cites}:
             cites.append(cite)
 
     def signal(self, name: str, cite: str) -> None:
@@ -152,6 +159,10 @@ class _Evidence:
     @property
     def says_anything(self) -> bool:
         return bool(self.votes or self.signals or self.caps)
+
+
+def _bare(cite: str) -> str:
+    return "".join(ch for ch in cite.lower() if ch.isalnum())
 
 
 def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str) -> None:
@@ -197,9 +208,9 @@ def _read_message(title: _Title, body: str, rules: RuleSet, quote: str) -> _Evid
             evidence.caps.append((rule.max_importance, cite))
         if rule.signal is not None:
             evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)
-    for line in body_text.splitlines():
-        if match := _BREAKING_FOOTER.match(line.strip()):
-            evidence.breaking_footer = match.group("text").strip()
+    for block in _prose_blocks(body):
+        if match := _BREAKING_FOOTER.match(block):
+            evidence.breaking_footer = _clip(match.group("text").strip(), _MAX_QUOTED)
             break
     return evidence
 
@@ -217,6 +228,8 @@ class _Files:
     only_types: dict[ChangeType, int]
     dominant_class: str
     pure_move: bool
+    core_lines: int  # lines changed in files of `core` path classes
+    core_path: str  # the core file with the most changed lines
 
 
 def _read_files(files: list[ContextFile], rules: RuleSet) -> _Files:
@@ -232,7 +245,10 @@ def _read_files(files: list[ContextFile], rules: RuleSet) -> _Files:
             assert change_type is not None
             only_types[change_type] = only_types.get(change_type, 0) + count
     dominant = lines.most_common(1)[0][0] if lines else "source"
-    return _Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules))
+    core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
+    core_lines = sum(f.additions + f.deletions for f in core)
+    core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
+    return _Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules), core_lines, core_path)
 
 
 def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
@@ -365,7 +381,8 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
         for t in sorted(evidence.votes, key=lambda t: -evidence.votes[t])
         if t != primary and evidence.votes[t] >= rules.decision.secondary_min_weight
     ][:2]
-    only_prose = basis == "paths" and set(facts.only_types) <= {ChangeType.test, ChangeType.docs}
+    # Rubric: security is high "unless it only touches tests/docs"; CI is no more a release than those.
+    only_prose = primary in (ChangeType.test, ChangeType.docs, ChangeType.ci)
     security = "security" in evidence.signals
     explicit_break = evidence.signals.get("breaking") in ("bang", "footer", "definitions")
     # Docs or tests that mention a break do not make one; an explicit marker or a removed definition does.
@@ -384,24 +401,44 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
             ladder.at_least(Importance.high, ("reason_severe", {"match": evidence.signals["severe"]}))
         if "default_change" in evidence.signals and primary in (ChangeType.feat, ChangeType.fix, ChangeType.perf):
             ladder.at_least(Importance.high, ("reason_default_change", {"match": evidence.signals["default_change"]}))
+    large_core_change = facts.core_lines >= rules.core.min_lines and primary in rules.core.types
+    if basis == "source" and not evidence.caps and large_core_change:
+        ladder.at_least(Importance.medium, ("reason_core", {"count": facts.core_lines, "path": facts.core_path}))
     for change in evidence.dependencies:
         if change.major:
             level = Importance.high if change.big_step else Importance.medium
             key = "reason_major_dependency" if change.big_step else "reason_dependency"
             ladder.at_least(level, (key, {"changes": change}))
+    counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
     if breaking:
-        ladder.at_least(Importance.medium, ("reason_breaking", {"evidence": evidence.signals["breaking"]}))
+        ladder.at_least(
+            _breaking_level(evidence, counted_user_facing),
+            ("reason_breaking", {"evidence": evidence.signals["breaking"]}),
+        )
     if security:
         key = "reason_security_docs" if only_prose else "reason_security"
-        level = Importance.medium if only_prose else Importance.high
+        # A message that limits its own impact ("... warnings") keeps the "at least medium" floor.
+        level = Importance.medium if only_prose or evidence.caps else Importance.high
         ladder.at_least(level, (key, {"match": evidence.signals["security"]}))
-    counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
     user_facing = counted_user_facing and (
         primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
     )
     return _Judgement(
         primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted
     )
+
+
+def _breaking_level(evidence: _Evidence, user_facing: bool) -> Importance:
+    """Rubric: a breaking change is high, "breaking => at least medium" being only the floor.
+
+    The floor holds when the break is confined to a platform, model or option, lies in files
+    no user runs, is capped by the message (a deprecation keeps working through its transition
+    period), or is only inferred from the diff (a removed definition) without the message declaring it.
+    """
+    declared = evidence.signals["breaking"] != "definitions"
+    if declared and user_facing and not evidence.narrow and not evidence.caps:
+        return Importance.high
+    return Importance.medium
 
 
 def _start(
@@ -469,17 +506,50 @@ def _impact_scope(files: list[ContextFile], moves_first: bool) -> list[str]:
     return entries
 
 
-def _body_sentence(body: str) -> str | None:
-    """The first prose line of the body, whole; None rather than a sentence cut in half."""
-    for raw in _body_lines(body):
+def _prose_blocks(body: str) -> list[str]:
+    """The body's paragraphs and list items, each with its line wraps joined into one line."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for raw in [*_body_lines(body), ""]:
         line = raw.strip()
-        if not line or line.startswith(_NOT_PROSE) or _BREAKING_FOOTER.match(line):
+        if not line or _BULLET.match(line):
+            if current:
+                blocks.append(current)
+            current = [_BULLET.sub("", line)] if line else []
+        else:
+            current.append(line)
+    return [" ".join(block) for block in blocks]
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence (not the one in ``e.g.`` or ``v1.2``)."""
+    for match in _SENTENCE_END.finditer(text):
+        words = text[: match.start()].split()
+        if match.group() == "." and words and f"{words[-1].lower()}." in _ABBREVIATIONS:
             continue
-        line = line.lstrip("-*• ").strip()
-        if len(line) > _MAX_QUOTED:
-            return None
-        if len(line) >= 20:
-            return line
+        return text[: match.end()]
+    return text
+
+
+def _clip(text: str, limit: int) -> str:
+    """``text`` whole, or cut at the last word boundary before ``limit`` with ``…``; never inside a code span."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    if cut.count("`") % 2:
+        cut = cut[: cut.rindex("`")]
+    return cut.rstrip(" ,;:—-") + "…"
+
+
+def _body_sentence(body: str) -> str | None:
+    """The first sentence of the body's first prose paragraph, line wraps joined, never a fragment."""
+    for block in _prose_blocks(body):
+        block = _REVERT_BOILERPLATE.sub("", block)
+        if block.startswith(_NOT_PROSE) or _BREAKING_FOOTER.match(block):
+            continue
+        sentence = _first_sentence(block)
+        if len(sentence) >= 20:
+            return _clip(sentence, _MAX_QUOTED)
     return None
 
 
@@ -494,8 +564,9 @@ class _Writer:
         return self.m.render("quote", text=text)
 
     def _sentence(self, text: str) -> str:
+        """Close ``text`` with the language's full stop, unless it already ends in punctuation of its own."""
         text = text.rstrip()
-        return text if not text or text.endswith(self.m.sentence_end.strip()) else text + self.m.sentence_end
+        return text if not text or text.endswith(_SENTENCE_ENDINGS) else text + self.m.sentence_end
 
     def _names(self, names: list[str], limit: int = 3, more: str = "more_items") -> str:
         shown = self.m.list_sep.join(f"`{n}`" for n in names[:limit])
@@ -557,7 +628,7 @@ class _Writer:
         return bullets
 
     def _detail(self, item: AnalysisInput, evidence: _Evidence) -> str | None:
-        if evidence.breaking_footer and len(evidence.breaking_footer) <= _MAX_QUOTED:
+        if evidence.breaking_footer:
             return self.m.render("breaking_footer", text=evidence.breaking_footer)
         if evidence.removed_names:
             return self.m.render("removed_definitions", names=self._names(evidence.removed_names))
@@ -567,8 +638,9 @@ class _Writer:
         return self.m.render("body_line", text=sentence) if sentence else None
 
     def breaking_evidence(self, evidence: _Evidence) -> str:
+        """What breaks: the removed names when the diff shows them, else what said it breaks."""
         cite = evidence.signals.get("breaking", "")
-        if cite == "definitions":
+        if evidence.removed_names:
             return self._names(evidence.removed_names)
         if cite == "bang":
             return self.m.evidence_bang
@@ -655,8 +727,20 @@ class HeuristicAnalyzer(Analyzer):
 
     name = "heuristic"
 
-    def __init__(self, *, language: str = "zh", rules: RuleSet | None = None, **_ignored: object) -> None:
-        self.rules = rules or RuleSet.load()
+    def __init__(
+        self,
+        *,
+        language: str = "zh",
+        rules: RuleSet | None = None,
+        conventions: Mapping[str, Any] | None = None,
+        **_ignored: object,
+    ) -> None:
+        """Judge in ``language`` by the packaged rules, extended by a repository's ``conventions``.
+
+        ``conventions`` is a rule-table extension (see :func:`~repodaily.analyzers.rules.load_conventions`);
+        ``rules``, a complete rule set, takes the place of both.
+        """
+        self.rules = rules or RuleSet.load(conventions, source="repository conventions")
         if language not in self.rules.messages:
             known = ", ".join(sorted(self.rules.messages))
             raise ConfigError(f"heuristic analyzer: no messages for language {language!r} (available: {known})")

@@ -1,10 +1,13 @@
 """The heuristic analyzer's rules: a strict model of ``heuristic_rules.toml``.
 
 The rules are data so that a repository's own conventions (its tags, its
-paths, its major dependencies) can be taught to the analyzer from configuration
-without touching code. :meth:`RuleSet.load` reads the packaged table and merges
-an extension over it; the model rejects unknown keys, bad regular expressions
-and unknown placeholders when the rules are loaded, never halfway through a run.
+paths, its core, its major dependencies) can be taught to the analyzer from
+configuration without touching code. :meth:`RuleSet.load` reads the packaged
+table and merges an extension over it; the model rejects unknown keys, bad
+regular expressions and unknown placeholders when the rules are loaded, never
+halfway through a run. :func:`load_conventions` reads a repository's
+``conventions`` setting (a shipped preset under ``conventions/``, a TOML file, or
+an inline table) into such an extension.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import re
 import string
 import tomllib
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -27,6 +31,7 @@ from repodaily.models import ChangeType, FileCategory, Importance
 __all__ = [
     "Audiences",
     "ConventionalRules",
+    "CoreRules",
     "DecisionRules",
     "DependencyRules",
     "Messages",
@@ -37,10 +42,13 @@ __all__ = [
     "RuleSet",
     "Signal",
     "TagRule",
+    "available_conventions",
+    "load_conventions",
     "normalise_tag",
 ]
 
 RULES_FILE = "heuristic_rules.toml"
+CONVENTIONS_DIR = "conventions"
 
 Signal = Literal["security", "breaking", "default_change", "severe", "narrow"]
 Audience = Literal["users", "operators", "developers"]
@@ -139,6 +147,7 @@ class PathClass(_Strict):
     max_importance: Importance | None = None
     user_facing: bool = False
     ignorable: bool = False
+    core: bool = False
 
     @cached_property
     def _regexes(self) -> list[re.Pattern[str]]:
@@ -146,6 +155,13 @@ class PathClass(_Strict):
 
     def matches(self, path: str) -> bool:
         return any(regex.match(path) for regex in self._regexes)
+
+
+class CoreRules(_Strict):
+    """When a change to core code (path classes with ``core``) is large enough to carry regression risk."""
+
+    min_lines: int = Field(default=500, ge=1)
+    types: list[ChangeType] = Field(default_factory=lambda: [ChangeType.refactor, ChangeType.chore])
 
 
 class DependencyRules(_Strict):
@@ -284,6 +300,7 @@ class Messages(_Strict):
     reason_moves: str
     reason_only_class: str
     reason_narrow: str
+    reason_core: str
     reason_cap: str
     reason_source: str
     reason_source_no_evidence: str
@@ -338,6 +355,7 @@ class RuleSet(_Strict):
     conventional: ConventionalRules
     patterns: dict[str, PatternRule] = Field(default_factory=dict)
     paths: dict[str, PathClass] = Field(default_factory=dict)
+    core: CoreRules = Field(default_factory=CoreRules)
     dependencies: DependencyRules
     removed_definitions: RemovedDefinitionRules = Field(default_factory=RemovedDefinitionRules)
     audiences: Audiences
@@ -352,22 +370,22 @@ class RuleSet(_Strict):
         return value
 
     @classmethod
-    def load(cls, extra: Mapping[str, Any] | None = None) -> RuleSet:
+    def load(cls, extra: Mapping[str, Any] | None = None, *, source: str | None = None) -> RuleSet:
         """The packaged rules with ``extra`` merged over them.
 
         ``extra`` has the shape of ``heuristic_rules.toml`` (for instance a
-        ``[heuristic]`` section of the user's config): tables merge key by key,
-        so ``{"tags": {"kv": {"names": ["kv cache"], "narrow": True}}}`` adds
-        one tag; any other value replaces the default one, so a list given here
-        is the whole new list. Raises :class:`~repodaily.errors.ConfigError`
-        naming the offending key.
+        repository's conventions): tables merge key by key, so
+        ``{"tags": {"kv": {"names": ["kv cache"], "narrow": True}}}`` adds one
+        tag; any other value replaces the default one, so a list given here is
+        the whole new list. Raises :class:`~repodaily.errors.ConfigError` naming
+        the offending key and ``source``, where ``extra`` came from.
         """
-        text = resources.files("repodaily.analyzers").joinpath(RULES_FILE).read_text(encoding="utf-8")
-        data = tomllib.loads(text)
-        source = f"packaged {RULES_FILE}"
+        data = _packaged_table()
         if extra:
             data = _merge(data, extra)
-            source = "heuristic rules (with extension)"
+            source = source or "heuristic rules (with extension)"
+        else:
+            source = f"packaged {RULES_FILE}"
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
@@ -405,6 +423,56 @@ class RuleSet(_Strict):
 
     def path_rules(self, name: str) -> PathClass:
         return self.paths.get(name) or PathClass(user_facing=True)
+
+
+@cache
+def _packaged_table() -> dict[str, Any]:
+    # Parsed once; `_merge` copies what it changes, so the cached table is never modified.
+    text = resources.files("repodaily.analyzers").joinpath(RULES_FILE).read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def available_conventions() -> list[str]:
+    """Names of the shipped conventions presets, e.g. ``["vllm"]``."""
+    folder = resources.files("repodaily.analyzers").joinpath(CONVENTIONS_DIR)
+    return sorted(entry.name.removesuffix(".toml") for entry in folder.iterdir() if entry.name.endswith(".toml"))
+
+
+def load_conventions(spec: str | Mapping[str, Any]) -> dict[str, Any]:
+    """The rule-table extension a repository's ``conventions`` setting stands for, checked.
+
+    A name of :func:`available_conventions` is that shipped preset; another
+    string containing ``/`` or ending in ``.toml`` is a TOML file, relative to the
+    working directory; a table is the extension itself. The result has been
+    merged and validated once, so a mistake is a :class:`~repodaily.errors.ConfigError`
+    naming the preset, file or inline table and the key, before any commit is read.
+    """
+    table, source = _conventions_table(spec)
+    RuleSet.load(table, source=source)
+    return table
+
+
+def _conventions_table(spec: str | Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    if isinstance(spec, Mapping):
+        return dict(spec), "inline conventions"
+    presets = available_conventions()
+    if spec in presets:
+        path = f"{CONVENTIONS_DIR}/{spec}.toml"
+        text = resources.files("repodaily.analyzers").joinpath(path).read_text(encoding="utf-8")
+        return tomllib.loads(text), f"conventions preset {spec!r} ({path})"
+    if "/" not in spec and "\\" not in spec and not spec.endswith(".toml"):
+        known = ", ".join(presets) or "none"
+        raise ConfigError(f"unknown conventions preset {spec!r} (shipped: {known}; or give a path to a .toml file)")
+    source = f"conventions file {spec}"
+    try:
+        with Path(spec).expanduser().open("rb") as handle:
+            return tomllib.load(handle), source
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
