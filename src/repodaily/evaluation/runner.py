@@ -1,0 +1,110 @@
+"""Run an evaluation: find the labelled commits, analyse them as reports do, score them.
+
+The commits are read by the report's own source over the labelled days' span
+(one ``collect_commits`` call; a many-day window costs what one day does), and
+analysed by :meth:`Pipeline.analyze`, with the configured analyzer, context
+budget and store cache. So a figure here describes exactly the analyses a
+report would show, and a second evaluation of the same set costs no analysis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from pydantic import BaseModel, Field
+
+from repodaily.errors import ConfigError
+from repodaily.evaluation.labels import GoldLabel
+from repodaily.evaluation.metrics import (
+    Disagreement,
+    JudgedCommit,
+    Scores,
+    disagreements,
+    score,
+)
+from repodaily.models import AnalysisStatus, Commit
+from repodaily.pipeline import Pipeline
+from repodaily.plan import day_window
+from repodaily.sources.git import collect_commits, infer_repo_name, open_repository
+
+__all__ = ["EvalRun", "evaluate"]
+
+
+class EvalRun(BaseModel):
+    """Everything one evaluation found: what was scored, what was not, and the figures."""
+
+    labels_file: str
+    repo: str
+    branch: str
+    analyzer: str = Field(description="Fingerprint of the analyzer scored.")
+    timezone: str
+    first_day: date
+    last_day: date
+    labelled: int
+    missing: list[str] = Field(description="Labelled SHAs not on the branch's first-parent line in the span.")
+    degraded: int = Field(description="Scored analyses that fell back or failed instead of the configured analyzer's.")
+    cached: int = Field(description="Scored analyses served from the store.")
+    scores: Scores
+    disagreements: list[Disagreement]
+
+
+def _match(
+    labels: Sequence[GoldLabel], commits: Sequence[Commit], labels_file: str
+) -> tuple[list[tuple[GoldLabel, Commit]], list[str]]:
+    """Pair each label with the one commit its SHA (or prefix) names; the rest are missing."""
+    pairs: list[tuple[GoldLabel, Commit]] = []
+    missing: list[str] = []
+    labelled_by: dict[str, str] = {}
+    for label in labels:
+        candidates = [c for c in commits if c.sha.startswith(label.sha)]
+        if not candidates:
+            missing.append(label.sha)
+            continue
+        if len(candidates) > 1:
+            raise ConfigError(f"{labels_file}: sha {label.sha} is ambiguous: it begins {len(candidates)} commits")
+        commit = candidates[0]
+        if commit.sha in labelled_by:
+            raise ConfigError(f"{labels_file}: sha {label.sha} and {labelled_by[commit.sha]} label the same commit")
+        labelled_by[commit.sha] = label.sha
+        pairs.append((label, commit))
+    return pairs, missing
+
+
+async def evaluate(
+    pipeline: Pipeline, location: str, labels: Sequence[GoldLabel], *, name: str | None, labels_file: str
+) -> EvalRun:
+    """Score ``pipeline``'s analyzer on the labelled commits of the repository at ``location``."""
+    config = pipeline.config
+    source = open_repository(location, cache_dir=config.cache_path)
+    repo = name or infer_repo_name(source.remote_url or location)
+    if not repo:
+        raise ConfigError(f"cannot tell owner/repo for {location!r}; give it with --name")
+    first_day, last_day = min(label.date for label in labels), max(label.date for label in labels)
+    commits = collect_commits(
+        source,
+        day_window(first_day, config.tz).start,
+        day_window(last_day, config.tz).end,
+        max_patch_bytes=config.context.max_patch_bytes,
+    )
+    found, missing = _match(labels, commits, labels_file)
+    try:
+        analyses, cached = await pipeline.analyze(repo, [c for _, c in found])
+    finally:
+        await pipeline.analyzer.aclose()
+    judged = [JudgedCommit(sha=c.sha, title=c.subject, label=label, analysis=analyses[c.sha]) for label, c in found]
+    return EvalRun(
+        labels_file=labels_file,
+        repo=repo,
+        branch=source.branch,
+        analyzer=pipeline.analyzer.fingerprint,
+        timezone=config.timezone,
+        first_day=first_day,
+        last_day=last_day,
+        labelled=len(labels),
+        missing=missing,
+        degraded=sum(1 for item in judged if item.analysis.status != AnalysisStatus.ok),
+        cached=len(cached),
+        scores=score(judged),
+        disagreements=disagreements(judged),
+    )
