@@ -33,6 +33,7 @@ from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
+from repodaily.sources.git import is_url
 from repodaily.store import Store
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
@@ -202,7 +203,8 @@ def report(location: str, name: str | None, branch: str | None, config_path: str
     """
     config = _load(config_path, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
-    repo = RepoConfig(name=name, path=None if _is_url(location) else location, url=location if _is_url(location) else None, branch=branch)
+    where = {"url": location} if is_url(location) else {"path": location}
+    repo = RepoConfig(name=name, branch=branch, **where)
     code = _generate(config, [repo], days, to_stdout=not flags["output"], dry_run=dry_run)
     sys.exit(code)
 
@@ -232,10 +234,6 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
     sys.exit(_generate(config, repos, days, to_stdout=False, dry_run=dry_run))
 
 
-def _is_url(location: str) -> bool:
-    return "://" in location or (location.count(":") == 1 and "@" in location.split(":")[0])
-
-
 def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, to_stdout: bool, dry_run: bool) -> int:
     with Store(config.cache_path) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress)
@@ -256,7 +254,7 @@ async def _reports_only(pipeline: Pipeline, repo: RepoConfig, days: list[Any]) -
     try:
         return await pipeline.reports_for(repo, days)
     finally:
-        await pipeline.analyzer.aclose()
+        await pipeline.aclose()
 
 
 @main.command("eval")

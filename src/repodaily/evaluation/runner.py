@@ -91,13 +91,13 @@ async def evaluate(
     try:
         analyses, cached = await pipeline.analyze(repo, [c for _, c in found])
     finally:
-        await pipeline.analyzer.aclose()
+        await pipeline.aclose()
     judged = [JudgedCommit(sha=c.sha, title=c.subject, label=label, analysis=analyses[c.sha]) for label, c in found]
     return EvalRun(
         labels_file=labels_file,
         repo=repo,
         branch=source.branch,
-        analyzer=pipeline.analyzer.fingerprint,
+        analyzer=pipeline.analyzers_for(repo)[0].fingerprint,
         timezone=config.timezone,
         first_day=first_day,
         last_day=last_day,

@@ -19,7 +19,7 @@ reader), ``patch`` (files and hunks), ``commits`` (headers, messages, trailers),
 ``partial`` (commits with absent blobs), ``log`` (the window).
 """
 
-from repodaily.sources.git.locations import infer_repo_name, redact_credentials
+from repodaily.sources.git.locations import infer_repo_name, is_url, redact_credentials
 from repodaily.sources.git.log import collect_commits
 from repodaily.sources.git.repository import GitRepository, open_repository
 
@@ -27,6 +27,7 @@ __all__ = [
     "GitRepository",
     "collect_commits",
     "infer_repo_name",
+    "is_url",
     "open_repository",
     "redact_credentials",
 ]
