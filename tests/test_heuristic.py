@@ -55,7 +55,7 @@ def change(
     )
 
 
-def commit(subject: str, *files: ContextFile, body: str = "") -> AnalysisInput:
+def commit(subject: str, *files: ContextFile, body: str = "", parents: int = 1) -> AnalysisInput:
     return AnalysisInput(
         repo="acme/engine",
         sha="0123456789abcdef0123456789abcdef01234567",
@@ -63,7 +63,7 @@ def commit(subject: str, *files: ContextFile, body: str = "") -> AnalysisInput:
         body=body,
         author_name="Ada",
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
-        parents=["f" * 40],
+        parents=[str(n) * 40 for n in range(parents)],
         files=list(files),
         receipt=_RECEIPT,
         total_additions=sum(f.additions for f in files),
@@ -71,8 +71,8 @@ def commit(subject: str, *files: ContextFile, body: str = "") -> AnalysisInput:
     )
 
 
-def judge(subject: str, *files: ContextFile, body: str = "", language: str = "en") -> Analysis:
-    return HeuristicAnalyzer(language=language).analyze_sync(commit(subject, *files, body=body))
+def judge(subject: str, *files: ContextFile, body: str = "", language: str = "en", parents: int = 1) -> Analysis:
+    return HeuristicAnalyzer(language=language).analyze_sync(commit(subject, *files, body=body, parents=parents))
 
 
 SOURCE = change("engine/core/scheduler.py")
@@ -586,6 +586,307 @@ def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() ->
     result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
     assert result.flags.breaking
     assert (result.type, result.importance) == (ChangeType.feat, Importance.high)
+
+
+# --------------------------------------------------------------------------- plain titles: options, restores, tooling
+
+
+def test_title_offering_a_configuration_option_is_a_medium_feature() -> None:
+    result = judge("Provide a configuration option to control automatic option responses", change("flask/app.py"))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+
+
+def test_option_wording_does_not_outvote_a_bugfix_tag_or_a_conventional_type() -> None:
+    assert judge("[Bugfix] Add Quant Config to the projector", SOURCE).type == ChangeType.fix
+    assert judge("refactor(template)!: add name parameter to the constructor", SOURCE).type == ChangeType.refactor
+
+
+def test_adding_back_lost_behaviour_is_a_fix() -> None:
+    assert judge("add back opening session on context push", SOURCE).type == ChangeType.fix
+
+
+def test_fixing_type_checker_findings_is_a_low_refactor() -> None:
+    result = judge("fix pyright type errors (#5620)", SOURCE)
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["remove previously deprecated code (#5648)", "Drop deprecated APIs", "Removed the deprecated helpers"],
+)
+def test_removing_deprecated_code_is_a_breaking_feature_change(subject: str) -> None:
+    result = judge(subject, change("flask/__init__.py"))
+    assert result.type == ChangeType.feat
+    assert result.flags.breaking
+    assert result.importance in (Importance.medium, Importance.high)
+
+
+def test_removing_usage_of_deprecated_properties_is_not_breaking() -> None:
+    result = judge("[Attention] Remove usage of deprecated `seq_lens_cpu` properties", SOURCE)
+    assert result.type == ChangeType.refactor
+    assert not result.flags.breaking
+
+
+def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
+    fast = judge("perf(changelog): cache commit retain checks (258 times faster generation)", SOURCE)
+    assert (fast.type, fast.importance) == (ChangeType.perf, Importance.high)
+    small = judge("[Perf] Avoid a redundant copy, 1.8% throughput improvement", SOURCE)
+    assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
+
+
+def test_title_stating_a_new_default_is_high() -> None:
+    assert judge("redirect defaults to 303 (#5898)", change("flask/helpers.py")).importance == Importance.high
+
+
+def test_rewording_an_error_is_low_but_handling_errors_is_not() -> None:
+    assert judge("feat(git): improve the set commit range error", SOURCE).importance == Importance.low
+    assert judge("feat(git): improve error handling in the range parser", SOURCE).importance == Importance.medium
+
+
+def test_revert_of_a_test_only_change_is_low() -> None:
+    result = judge("revert cli test change", change("tests/test_cli.py", FileCategory.test))
+    assert (result.type, result.importance) == (ChangeType.revert, Importance.low)
+
+
+def test_documenting_a_security_policy_is_not_a_security_change() -> None:
+    result = judge("docs(security): update security policy", change("SECURITY.md", FileCategory.docs))
+    assert not result.flags.security
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_source_file_named_after_the_changelog_is_code() -> None:
+    result = judge("fix(changelog): ignore empty lines", change("git-cliff-core/src/changelog.rs"))
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
+    assert judge_paths("feat(website): add user testimonials", "website/src/components/Testimonials/index.tsx") == (
+        ChangeType.docs,
+        Importance.low,
+    )
+    crawler = judge_paths(
+        "test(website): add a site crawler", "website/e2e/crawl.spec.ts", "website/playwright.config.ts"
+    )
+    assert crawler == (ChangeType.test, Importance.low)
+
+
+# --------------------------------------------------------------------------- release chores
+
+
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "start version 3.2.0",
+        "Release 3.1.0",
+        "release version 3.1.0 (#5640)",
+        "bump version to 2.0.1",
+        "prepare release",
+        "chore(release): prepare for v2.0.0-rc.1",
+        "v1.4.2",
+    ],
+)
+def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject: str) -> None:
+    roll_up = (
+        "@@ -1,3 +1,9 @@\n"
+        "+## [2.0.0] - 2026-02-09\n"
+        "+### Removed\n"
+        "+- Remove previously deprecated code\n"
+        "+### Fixed\n"
+        "+- Fix crash when the queue is empty\n"
+        "+\n"
+        " ## [1.9.0] - 2026-01-02\n"
+    )
+    files = [
+        change("pyproject.toml", FileCategory.build, additions=1, deletions=1),
+        change("CHANGELOG.md", FileCategory.docs, text=roll_up, additions=6, deletions=0),
+        change("src/engine/__init__.py", additions=1, deletions=1),
+    ]
+    result = judge(subject, *files)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.breaking
+
+
+def test_release_title_does_not_hide_a_major_dependency_bump() -> None:
+    patch = "@@ -1 +1 @@\n-torch==2.9.1\n+torch==2.10.0\n"
+    result = judge("Release 2.10.0", change("requirements.txt", FileCategory.build, text=patch))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.high)
+
+
+# --------------------------------------------------------------------------- changelog entries
+
+
+def changelog(*lines: str, path: str = "CHANGES.rst") -> ContextFile:
+    """A changelog file whose patch is ``lines`` (each with its diff sign) after one hunk header."""
+    text = "@@ -1,4 +1,6 @@\n" + "\n".join(lines) + "\n"
+    added = sum(1 for line in lines if line.startswith("+"))
+    removed = sum(1 for line in lines if line.startswith("-"))
+    return change(path, FileCategory.docs, text=text, additions=added, deletions=removed)
+
+
+def test_changelog_entry_makes_a_change_without_type_words_a_medium_feature() -> None:
+    entry = changelog(
+        " Unreleased",
+        " ",
+        "+-   ``-e path`` takes precedence over default ``.env`` and ``.flaskenv`` files.",
+        "+    ``load_dotenv`` loads default files in addition to a path. :issue:`5628`",
+    )
+    result = judge("update env file precedence (#5630)", change("src/flask/cli.py"), entry)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert result.flags.user_facing
+    assert "changelog" in result.importance_reason
+    assert result.summary[-1] == (
+        "The changelog says: `-e path` takes precedence over default `.env` and `.flaskenv` files."
+    )
+
+
+def test_changelog_entry_words_decide_the_type() -> None:
+    entry = changelog("+-   Fix how setting ``host_matching=True`` interacts with ``SERVER_NAME``. :issue:`5553`")
+    result = judge("setting SERVER_NAME does not restrict routing", change("src/flask/app.py"), entry)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_changelog_section_heading_types_the_entries_under_it() -> None:
+    entry = changelog(
+        " ## [Unreleased]", " ### Fixed", "+- Empty configuration files are accepted", path="CHANGELOG.md"
+    )
+    result = judge("config loading tweaks", change("src/config.rs"), entry)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_changelog_entry_lifts_a_title_that_limits_its_impact() -> None:
+    entry = changelog("+-   Clearer error message when the app cannot be found.")
+    assert judge("Add logging of the app lookup", change("src/flask/cli.py"), entry).importance == Importance.medium
+
+
+def test_changelog_entry_removing_deprecated_code_is_breaking() -> None:
+    entry = changelog("+-   Remove previously deprecated code: ``__version__``. :pr:`5648`")
+    result = judge("tidy the package root", change("src/flask/__init__.py"), entry)
+    assert result.type == ChangeType.feat
+    assert result.flags.breaking
+
+
+def test_changelog_entry_announcing_a_deprecation_is_breaking_but_medium() -> None:
+    entry = changelog("+-   ``RequestContext`` is now a deprecated alias of ``AppContext``.")
+    result = judge("merge app and request context", change("src/flask/ctx.py"), entry)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert result.flags.breaking
+
+
+def test_changelog_entry_describing_a_new_parameter_default_is_not_a_default_change() -> None:
+    entry = changelog("+-   ``open_resource`` takes an ``encoding`` parameter. It defaults to ``utf-8``.")
+    result = judge("Add encoding parameter to open resource", change("src/flask/app.py"), entry)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+
+
+def test_changelog_entry_with_a_security_advisory_is_a_security_fix() -> None:
+    entry = changelog("+-   Fix signing key selection order. :ghsa:`4grg-w6v8-c28g`")
+    result = judge("key order", change("src/flask/sessions.py"), entry)
+    assert result.type == ChangeType.fix
+    assert result.flags.security
+
+
+def test_rewritten_changelog_entry_is_not_a_new_one() -> None:
+    entry = changelog(
+        "--   Fix type hint for `cli_runner.invoke`. :issue:`5645`",
+        "+-   Fix type hint for ``cli_runner.invoke``. :issue:`5645`",
+    )
+    result = judge("markup", change("src/flask/testing.py", additions=1, deletions=1), entry)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert "changelog" not in result.importance_reason
+
+
+def test_changelog_only_change_stays_low_docs() -> None:
+    result = judge("update CHANGES.rst", changelog("+-   Fix crash when the queue is empty."))
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+
+
+# --------------------------------------------------------------------------- the patch when nothing else speaks
+
+
+def test_change_without_type_evidence_that_adds_a_setting_is_a_feature() -> None:
+    patch = (
+        "@@ -10,2 +10,8 @@ class App:\n"
+        '         "MAX_FORM_PARTS": 1000,\n'
+        '+        "TRUSTED_HOSTS": None,\n'
+        "+\n"
+        "+    def check_trusted_hosts(self, request):\n"
+        "+        return request.host in self.config['TRUSTED_HOSTS']\n"
+    )
+    result = judge(
+        "configure and check request.trusted_hosts", change("src/flask/app.py", text=patch, additions=4, deletions=0)
+    )
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert "`TRUSTED_HOSTS`" in result.importance_reason
+
+
+def test_new_names_in_a_change_that_shrinks_the_source_are_not_a_feature() -> None:
+    patch = "@@ -1,9 +1,3 @@\n+def prepare_attn(state):\n+    return state\n" + "-    old()\n" * 6
+    result = judge(
+        "Prepare attn metadata in ModelState", change("engine/model_state.py", text=patch, additions=2, deletions=6)
+    )
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_changed_condition_with_a_new_test_is_a_fix() -> None:
+    source = "@@ -5,2 +5,2 @@\n-    if name in registry:\n+    if name in registry and not name.startswith('_'):\n"
+    test = "@@ -0,0 +1,3 @@\n+def test_private_names_are_skipped():\n+    assert lookup('_x') is None\n"
+    result = judge(
+        "private names and the registry",
+        change("src/engine/registry.py", text=source, additions=1, deletions=1),
+        change("tests/test_registry.py", FileCategory.test, text=test, additions=2, deletions=0),
+    )
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert "src/engine/registry.py" in result.importance_reason
+
+
+# --------------------------------------------------------------------------- merge commits
+
+
+def test_pull_request_merge_is_judged_by_the_pull_request_title() -> None:
+    body = "Fix crash when the request queue is empty\n\nThe queue was read after close."
+    result = judge("Merge pull request #12 from acme/queue", SOURCE, body=body, parents=2)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
+    assert result.one_line.startswith('"Fix crash when the request queue is empty"')
+
+
+def test_branch_sync_merge_title_carries_no_evidence() -> None:
+    result = judge("Merge branch 'security-fix-crash'", SOURCE, body="Conflicts:\n\tengine/core.py", parents=2)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.security
+    assert result.importance_reason.startswith("a merge whose title says nothing")
+
+
+def test_branch_sync_merge_is_judged_by_its_content_and_never_high() -> None:
+    entry = changelog("+-   Fix crash when the session key rotates. :ghsa:`4grg-w6v8-c28g`")
+    result = judge("Merge branch 'stable'", change("src/flask/sessions.py"), entry, parents=2)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert result.flags.security
+
+
+def test_merge_title_on_a_single_parent_commit_is_an_ordinary_title() -> None:
+    assert judge("Merge app and request context", SOURCE).importance_reason.startswith("source files")
+
+
+# --------------------------------------------------------------------------- dependency bots
+
+
+def test_semver_major_bump_of_a_shipped_dependency_is_medium() -> None:
+    files = [change("git-cliff-core/Cargo.toml", FileCategory.build), change("Cargo.lock", FileCategory.generated)]
+    result = judge("chore(deps): bump reqwest from 0.11.27 to 0.12.3 (#592)", *files)
+    assert (result.type, result.importance) == (ChangeType.build, Importance.medium)
+    assert "`reqwest` 0.11.27 → 0.12.3" in result.importance_reason
+
+
+@pytest.mark.parametrize(
+    ("subject", "paths"),
+    [
+        ("chore(deps): bump serde from 1.0.200 to 1.0.201", ["Cargo.toml", "Cargo.lock"]),
+        ("chore(deps-dev): bump typescript from 5.9.3 to 6.0.2 in /npm", ["npm/package.json", "npm/yarn.lock"]),
+        ("chore(deps): bump search from 0.43.0 to 0.44.0 in /website", ["website/package.json", "website/yarn.lock"]),
+    ],
+)
+def test_routine_dev_and_website_dependency_bumps_stay_low(subject: str, paths: list[str]) -> None:
+    assert judge_paths(subject, *paths) == (ChangeType.build, Importance.low)
 
 
 # --------------------------------------------------------------------------- odd input

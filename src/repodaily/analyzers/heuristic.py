@@ -5,8 +5,9 @@ fallback when one fails, so it reads nothing but the :class:`AnalysisInput`,
 does pure CPU work and has no failure mode of its own. What it knows lives in
 ``heuristic_rules.toml`` (:class:`~repodaily.analyzers.rules.RuleSet`); this
 module gathers evidence generically (title tags, Conventional Commits, title
-patterns, path classes, dependency versions, removed definitions), weighs it,
-and writes the judgement in the report's language from that table's sentences.
+patterns, path classes, dependency versions, removed definitions, changelog
+entries, the patch itself), weighs it, and writes the judgement in the report's
+language from that table's sentences.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from repodaily.analyzers import Analyzer, register_analyzer
-from repodaily.analyzers.rules import Messages, RuleSet, TagRule
+from repodaily.analyzers.rules import Messages, PatternRule, RuleSet, SectionRule, TagRule
 from repodaily.errors import ConfigError
 from repodaily.models import (
     Analysis,
@@ -57,9 +58,41 @@ _MAX_QUOTED = 200
 _MAX_SCOPE = 4
 _MAX_REVERT_DEPTH = 3
 _RANK = {category: index for index, category in enumerate(FileCategory)}
+# A message key of the rule table and the values its placeholders take.
+Reason = tuple[str, dict[str, Any]]
+_RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
+_RST_LITERAL = re.compile(r"``([^`]+)``")
+_UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 
 
-# --------------------------------------------------------------------------- reading the title
+# --------------------------------------------------------------------------- reading the message
+
+
+@dataclass(frozen=True)
+class _Message:
+    """The title and body the rules read: a pull-request merge hands over to the pull request's title."""
+
+    subject: str
+    body: str
+    sync_merge: bool = False  # a merge that brings one branch into another: its title says nothing
+
+
+def _effective_message(item: AnalysisInput, rules: RuleSet) -> _Message:
+    """The message as the rules should read it; only merge commits (two parents or more) differ from the input."""
+    if len(item.parents) < 2:
+        return _Message(item.subject, item.body)
+    first = item.subject.strip().splitlines()[0].strip() if item.subject.strip() else ""
+    merges = rules.merges
+    if any(regex.search(first) for regex in merges.pull_request_regexes):
+        lines = _body_lines(item.body)
+        for index, line in enumerate(lines):
+            text = line.strip()
+            if text and not any(regex.search(text) for regex in merges.not_a_title_regexes):
+                return _Message(text, "\n".join(lines[index + 1 :]).strip())
+        return _Message(first, "", sync_merge=True)
+    if any(regex.search(first) for regex in merges.sync_regexes):
+        return _Message(first, "", sync_merge=True)
+    return _Message(item.subject, item.body)
 
 
 @dataclass(frozen=True)
@@ -79,10 +112,15 @@ class _Title:
         return self.subject if self.revert_of is not None else (self.description or self.subject)
 
 
-def _parse_title(subject: str, rules: RuleSet) -> _Title:
-    """Split a first line into tags, a Conventional Commits prefix, the description and a revert target."""
+def _parse_title(subject: str, rules: RuleSet, *, bare: bool = False) -> _Title:
+    """Split a first line into tags, a Conventional Commits prefix, the description and a revert target.
+
+    A ``bare`` title (a branch-sync merge) is kept whole for the texts and carries no evidence.
+    """
     lines = subject.strip().splitlines()
     line = _PR_SUFFIX.sub("", lines[0].strip() if lines else "")
+    if bare:
+        return _Title(line)
     rest = line
     tags: list[str] = []
     while match := _LEADING_TAG.match(rest):
@@ -125,6 +163,7 @@ class _DependencyChange:
     new: str
     major: bool  # a major dependency, whatever the version step
     big_step: bool  # the first two version numbers differ (or the old one is unknown)
+    semver_major: bool  # an incompatible step by semantic versioning (1.x -> 2.0, 0.11 -> 0.12)
 
 
 @dataclass
@@ -139,6 +178,12 @@ class _Evidence:
     removed_names: list[str] = field(default_factory=list)
     dependencies: list[_DependencyChange] = field(default_factory=list)
     breaking_footer: str = ""
+    changelog: list[str] = field(default_factory=list)  # entries the commit adds to a changelog
+    # What the patch alone suggests, read only when nothing else names a type.
+    fallback: dict[ChangeType, float] = field(default_factory=dict)
+    fallback_reasons: dict[ChangeType, Reason] = field(default_factory=dict)
+    sync_merge: bool = False
+    ships_dependencies: bool = False  # the commit changes a manifest of the released package
 
     def vote(self, change_type: ChangeType | None, weight: float, cite: str) -> None:
         if change_type is None or weight <= 0:
@@ -165,7 +210,7 @@ def _bare(cite: str) -> str:
     return "".join(ch for ch in cite.lower() if ch.isalnum())
 
 
-def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str) -> None:
+def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str, *, may_flag_security: bool = True) -> None:
     evidence.vote(rule.type, rule.weight, cite)
     if rule.narrow:
         evidence.signal("narrow", tag)
@@ -173,7 +218,7 @@ def _apply_tag(evidence: _Evidence, rule: TagRule, tag: str, cite: str) -> None:
         evidence.caps.append((rule.max_importance, cite))
     if rule.user_facing is not None:
         evidence.user_facing = rule.user_facing
-    if rule.security:
+    if rule.security and may_flag_security:
         evidence.signal("security", cite)
 
 
@@ -187,8 +232,10 @@ def _read_message(title: _Title, body: str, rules: RuleSet, quote: str) -> _Evid
         cite = f"`{title.conventional_word}{f'({title.scope})' if title.scope else ''}{'!' if title.bang else ''}:`"
         evidence.vote(title.conventional, rules.conventional.weight, cite)
         if title.scope:
+            # A scope names an area: `docs(security):` documents it, `fix(security):` may fix a weakness.
+            may_flag = title.conventional in rules.decision.user_facing_types
             for rule in rules.lookup_tag(title.scope):
-                _apply_tag(evidence, rule, title.scope, cite)
+                _apply_tag(evidence, rule, title.scope, cite, may_flag_security=may_flag)
         if title.bang:
             evidence.signal("breaking", "bang")
     stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
@@ -200,19 +247,22 @@ def _read_message(title: _Title, body: str, rules: RuleSet, quote: str) -> _Evid
     }
     for rule in rules.patterns.values():
         match = next((m for text in texts[rule.where] if (m := rule.regex.search(text))), None)
-        if match is None:
-            continue
-        cite = quote.format(text=match.group(0).strip())
-        evidence.vote(rule.type, rule.weight, cite)
-        if rule.max_importance is not None:
-            evidence.caps.append((rule.max_importance, cite))
-        if rule.signal is not None:
-            evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)
+        if match is not None:
+            _apply_pattern(evidence, rule, match, quote)
     for block in _prose_blocks(body):
         if match := _BREAKING_FOOTER.match(block):
             evidence.breaking_footer = _clip(match.group("text").strip(), _MAX_QUOTED)
             break
     return evidence
+
+
+def _apply_pattern(evidence: _Evidence, rule: PatternRule, match: re.Match[str], quote: str) -> None:
+    cite = quote.format(text=match.group(0).strip())
+    evidence.vote(rule.type, rule.weight, cite)
+    if rule.max_importance is not None:
+        evidence.caps.append((rule.max_importance, cite))
+    if rule.signal is not None:
+        evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)
 
 
 # --------------------------------------------------------------------------- files
@@ -254,9 +304,11 @@ def _read_files(files: list[ContextFile], rules: RuleSet) -> _Files:
 def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
     moved = [f for f in files if f.status in (FileStatus.renamed, FileStatus.copied)]
     others = [f for f in files if f.status not in (FileStatus.renamed, FileStatus.copied)]
-    return bool(moved) and all(
-        f.additions + f.deletions <= rules.moves.max_lines_per_moved_file for f in moved
-    ) and all(f.additions + f.deletions <= rules.moves.max_lines_per_other_file for f in others)
+    return (
+        bool(moved)
+        and all(f.additions + f.deletions <= rules.moves.max_lines_per_moved_file for f in moved)
+        and all(f.additions + f.deletions <= rules.moves.max_lines_per_other_file for f in others)
+    )
 
 
 def _patch_lines(file: ContextFile, sign: str) -> list[str]:
@@ -281,6 +333,10 @@ def _read_diff(evidence: _Evidence, title: _Title, facts: _Files, rules: RuleSet
         evidence.vote(definitions.type, definitions.weight, f"`{evidence.removed_names[0]}`")
         evidence.signal("breaking", "definitions")
     evidence.dependencies = _dependency_changes(title, facts, rules)
+    deps = rules.dependencies
+    evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
+        deps.ships(f.path) for f in facts.files
+    )
     for change in evidence.dependencies:
         weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
         evidence.vote(ChangeType.build, weight, f"`{change.name}`")
@@ -311,7 +367,8 @@ def _dependency_changes(title: _Title, facts: _Files, rules: RuleSet) -> list[_D
     changes: dict[str, _DependencyChange] = {}
     for name, old_version, new_version in found.values():
         big = old_version is None or old_version.split(".")[:2] != new_version.split(".")[:2]
-        change = _DependencyChange(name, old_version, new_version, deps.is_major(name), big)
+        semver = _semver_major(old_version, new_version)
+        change = _DependencyChange(name, old_version, new_version, deps.is_major(name), big, semver)
         # `torch` in the title and `TORCH_SUPPORTED_VERSION` in CMake are one bump; keep the one showing both versions.
         key = deps.words(name)[0] if change.major else name.lower()
         if key not in changes or (changes[key].old is None and old_version is not None):
@@ -319,9 +376,160 @@ def _dependency_changes(title: _Title, facts: _Files, rules: RuleSet) -> list[_D
     return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
 
 
-# --------------------------------------------------------------------------- judgement
+def _semver_major(old: str | None, new: str) -> bool:
+    """The versions differ up to the first non-zero number of the old one (``0.11 -> 0.12``, ``1.4 -> 2.0``)."""
+    if old is None:
+        return False
+    old_parts, new_parts = old.split("."), new.split(".")
+    leading = next((i for i, part in enumerate(old_parts) if part.strip("0")), len(old_parts) - 1)
+    return old_parts[: leading + 1] != new_parts[: leading + 1]
 
-Reason = tuple[str, dict[str, Any]]
+
+# --------------------------------------------------------------------------- changelog and patch fallback
+
+
+@dataclass(frozen=True)
+class _Entry:
+    text: str
+    section: SectionRule | None
+
+
+def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
+    """The entries a changelog patch adds, each under the section heading it sits in.
+
+    An entry is an added bullet with its indented continuation lines joined. One
+    whose words all appear among the removed lines only rewrites an existing entry
+    (markup, wrapping, a move to a release section) and is not new.
+    """
+    changelog = rules.changelog
+    entries: list[_Entry] = []
+    removed: list[str] = []
+    section: SectionRule | None = None
+    current: list[str] = []
+    previous = ""
+    in_hunk = False
+
+    def close() -> None:
+        if current:
+            entries.append(_Entry(" ".join(" ".join(current).split()), section))
+            current.clear()
+
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            close()
+            section, previous, in_hunk = None, "", True
+            continue
+        sign, content = line[:1], line[1:]
+        if not in_hunk:
+            continue
+        if sign == "-":
+            removed.append(_bare(content))
+            continue
+        if sign not in ("+", " "):
+            continue
+        if heading := changelog.heading_regex.match(content):
+            close()
+            section = changelog.section(heading.group("name"))
+        elif _UNDERLINE.match(content) and previous.strip():
+            close()
+            section = changelog.section(previous)
+        elif sign == "+" and (entry := changelog.entry_regex.match(content)):
+            close()
+            current.append(entry.group("text"))
+        elif sign == "+" and current and content[:1].isspace() and content.strip():
+            current.append(content.strip())
+        else:
+            close()
+        previous = content
+    close()
+    removed_text = "".join(removed)
+    return [entry for entry in entries if (bare := _bare(entry.text)) and bare not in removed_text]
+
+
+def _plain_entry(text: str) -> str:
+    """An entry as a report quotes it: reStructuredText literals as code spans, cross-reference roles dropped."""
+    text = _RST_ROLE.sub("", text)
+    return _RST_LITERAL.sub(r"`\1`", text).strip()
+
+
+def _read_changelog(evidence: _Evidence, facts: _Files, rules: RuleSet, quote: str) -> None:
+    """Votes, caps and signals from the entries the commit adds to a changelog, read like titles.
+
+    Patterns that would hold a change below the changelog's floor (logging, warnings) are skipped:
+    an entry's very presence says its users should know.
+    """
+    floor = rules.changelog.min_importance
+    entries = [
+        entry
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if rules.path_rules(name).changelog
+        for entry in _changelog_entries(file, rules)
+    ]
+    read: set[str] = set()
+    for entry in entries:
+        for key, rule in rules.patterns.items():
+            below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
+            if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(entry.text)) is None:
+                continue
+            read.add(key)
+            _apply_pattern(evidence, rule, match, quote)
+        if entry.section is not None:
+            cite = quote.format(text=entry.section.names[0].title())
+            evidence.vote(entry.section.type, entry.section.weight, cite)
+            if entry.section.signal is not None:
+                evidence.signal(entry.section.signal, cite)
+    evidence.changelog = [_plain_entry(entry.text) for entry in entries]
+    if entries:
+        evidence.user_facing = True
+
+
+def _read_patch_fallback(evidence: _Evidence, facts: _Files, rules: RuleSet) -> None:
+    """What the patch suggests when nothing names a type: new public names (feat), changed conditions with a test (fix)."""
+    diff = rules.diff
+    source = [f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type is None]
+    tests = [
+        f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type == ChangeType.test
+    ]
+    removed_text = "\n".join(line for f in facts.files for line in _patch_lines(f, "-"))
+    names = [
+        m.group("name")
+        for file in source
+        for line in _patch_lines(file, "+")
+        for regex in diff.name_regexes
+        if (m := regex.search(line))
+    ]
+    # A name the commit also removes was moved or renamed, not added; test helpers add nothing users see.
+    new = list(dict.fromkeys(n for n in names if n not in removed_text and not n.lower().startswith("test")))
+    added, deleted = sum(f.additions for f in source), sum(f.deletions for f in source)
+    if new and added >= diff.new_names_min_growth * deleted:
+        evidence.fallback[diff.new_names_type] = diff.new_names_weight
+        evidence.fallback_reasons[diff.new_names_type] = ("reason_diff_names", {"names": new})
+    adds_test = any(regex.search(line) for f in tests for line in _patch_lines(f, "+") for regex in diff.test_regexes)
+    changed = [
+        f
+        for f in source
+        if any(diff.condition_regex.search(line) for line in _patch_lines(f, "-"))
+        and any(diff.condition_regex.search(line) for line in _patch_lines(f, "+"))
+    ]
+    if adds_test and changed:
+        weight = max(diff.condition_weight, evidence.fallback.get(diff.condition_type, 0.0))
+        evidence.fallback[diff.condition_type] = weight
+        evidence.fallback_reasons[diff.condition_type] = ("reason_diff_fix", {"path": changed[0].path})
+
+
+def _is_release(evidence: _Evidence, facts: _Files, rules: RuleSet) -> bool:
+    """A release chore by its message, bumping no major dependency and changing no more source than a version."""
+    if "release" not in evidence.signals or any(change.major for change in evidence.dependencies):
+        return False
+    source_lines = sum(
+        f.additions + f.deletions
+        for f, name in zip(facts.files, facts.classes, strict=True)
+        if rules.path_rules(name).type is None
+    )
+    return source_lines <= rules.release.max_source_lines
+
+
+# --------------------------------------------------------------------------- judgement
 
 
 @dataclass
@@ -333,7 +541,7 @@ class _Judgement:
     security: bool
     breaking: bool
     user_facing: bool
-    basis: str  # "revert", "paths", "moves" or "source"
+    basis: str  # "revert", "release", "paths", "moves" or "source"
     reverted: str | None = None
 
 
@@ -361,9 +569,12 @@ def _best(pool: dict[ChangeType, float], rules: RuleSet) -> ChangeType:
 
 
 def _primary(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet) -> tuple[ChangeType, str]:
-    """Rubric order: a revert is a revert; files alone can decide; a pure move is a refactor; then the votes."""
+    """Rubric order: a revert is a revert; a release chore is a chore; files alone can decide; a pure
+    move is a refactor; then the votes; then what the patch suggests; then a changelog entry's default."""
     if title.revert_of is not None:
         return ChangeType.revert, "revert"
+    if _is_release(evidence, facts, rules):
+        return ChangeType.chore, "release"
     if facts.only_types:
         voted = {t: evidence.votes[t] for t in facts.only_types if evidence.votes.get(t, 0) > 0}
         return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
@@ -371,6 +582,10 @@ def _primary(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet) 
         return ChangeType.refactor, "moves"
     if evidence.votes:
         return _best(evidence.votes, rules), "source"
+    if evidence.fallback:
+        return _best(evidence.fallback, rules), "source"
+    if evidence.changelog:
+        return rules.changelog.fallback_type, "source"
     return rules.decision.fallback_type, "source"
 
 
@@ -396,9 +611,19 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
     if path_caps and all(path_caps):
         loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
         ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    if basis == "revert" and facts.only_types:
+        # Reverting a change to tests or docs is no more important than making it.
+        loosest = min((rules.importance[t] for t in facts.only_types), key=lambda c: c.rank)
+        ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    if evidence.changelog and basis == "source" and primary in rules.decision.user_facing_types:
+        # The project itself recorded the change for its users; a title's modesty does not outweigh that.
+        quoted = _clip(_first_sentence(evidence.changelog[0]), _MAX_QUOTED)
+        ladder.at_least(rules.changelog.min_importance, ("reason_changelog", {"quoted": quoted}))
     if basis == "source" and not evidence.caps and not evidence.narrow:
         if "severe" in evidence.signals and primary == ChangeType.fix:
             ladder.at_least(Importance.high, ("reason_severe", {"match": evidence.signals["severe"]}))
+        if "measured" in evidence.signals and primary == ChangeType.perf:
+            ladder.at_least(Importance.high, ("reason_measured", {"match": evidence.signals["measured"]}))
         if "default_change" in evidence.signals and primary in (ChangeType.feat, ChangeType.fix, ChangeType.perf):
             ladder.at_least(Importance.high, ("reason_default_change", {"match": evidence.signals["default_change"]}))
     large_core_change = facts.core_lines >= rules.core.min_lines and primary in rules.core.types
@@ -409,6 +634,8 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
             level = Importance.high if change.big_step else Importance.medium
             key = "reason_major_dependency" if change.big_step else "reason_dependency"
             ladder.at_least(level, (key, {"changes": change}))
+        elif change.semver_major and evidence.ships_dependencies:
+            ladder.at_least(rules.dependencies.semver_major_importance, ("reason_dependency", {"changes": change}))
     counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
     if breaking:
         ladder.at_least(
@@ -420,6 +647,10 @@ def _judge(title: _Title, evidence: _Evidence, facts: _Files, rules: RuleSet, qu
         # A message that limits its own impact ("... warnings") keeps the "at least medium" floor.
         level = Importance.medium if only_prose or evidence.caps else Importance.high
         ladder.at_least(level, (key, {"match": evidence.signals["security"]}))
+    if evidence.sync_merge:
+        ladder.at_most(rules.merges.max_importance, ("reason_sync_merge", {}))
+        if ladder.reasons[0][0] != "reason_sync_merge":
+            ladder.reasons.insert(0, ("reason_sync_merge", {}))
     user_facing = counted_user_facing and (
         primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
     )
@@ -459,6 +690,8 @@ def _start(
             judged = _judge(inner, inner_evidence, facts, rules, quote, depth + 1)
             return _Ladder(judged.importance, ("reason_revert", {"quoted": title.revert_of})), title.revert_of
         return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
+    if basis == "release":
+        return _Ladder(Importance.low, ("reason_release", {"match": evidence.signals["release"]})), None
     level = rules.importance[primary]
     if basis == "paths":
         return _Ladder(level, ("reason_only_class", {"label": facts.dominant_class})), None
@@ -467,7 +700,12 @@ def _start(
     cites = evidence.cites.get(primary, [])
     count = len(facts.counted)
     reason: Reason = ("reason_source", {"count": count, "evidence": cites[:2]})
-    if not cites:
+    if not cites and primary in evidence.fallback_reasons and primary not in evidence.votes:
+        key, values = evidence.fallback_reasons[primary]
+        reason = (key, {"count": count, **values})
+    elif not cites and evidence.changelog:
+        reason = ("reason_changelog", {"quoted": _clip(_first_sentence(evidence.changelog[0]), _MAX_QUOTED)})
+    elif not cites:
         reason = ("reason_source_no_evidence", {"count": count})
     ladder = _Ladder(level, reason)
     if evidence.narrow:
@@ -603,7 +841,7 @@ class _Writer:
         )
         return self._sentence(text)
 
-    def summary(self, item: AnalysisInput, evidence: _Evidence) -> list[str]:
+    def summary(self, item: AnalysisInput, body: str, evidence: _Evidence) -> list[str]:
         bullets = []
         groups = {
             "files_added": [FileStatus.added],
@@ -622,19 +860,21 @@ class _Writer:
             lines = self.m.render("lines", additions=additions, deletions=deletions)
             text = self.m.clause_sep.join(clauses) + lines
             bullets.append(self._sentence(text[:1].upper() + text[1:]))
-        detail = self._detail(item, evidence)
+        detail = self._detail(body, evidence)
         if detail:
             bullets.append(self._sentence(detail))
         return bullets
 
-    def _detail(self, item: AnalysisInput, evidence: _Evidence) -> str | None:
+    def _detail(self, body: str, evidence: _Evidence) -> str | None:
         if evidence.breaking_footer:
             return self.m.render("breaking_footer", text=evidence.breaking_footer)
         if evidence.removed_names:
             return self.m.render("removed_definitions", names=self._names(evidence.removed_names))
         if evidence.dependencies:
             return self.m.render("dependency_changes", changes=self._dependencies(evidence.dependencies))
-        sentence = _body_sentence(item.body)
+        if evidence.changelog:
+            return self.m.render("changelog_line", text=_clip(_first_sentence(evidence.changelog[0]), _MAX_QUOTED))
+        sentence = _body_sentence(body)
         return self.m.render("body_line", text=sentence) if sentence else None
 
     def breaking_evidence(self, evidence: _Evidence) -> str:
@@ -658,6 +898,8 @@ class _Writer:
                 values["evidence"] = self.breaking_evidence(evidence)
             if "changes" in values:
                 values["changes"] = self._dependencies([values["changes"]])
+            if isinstance(values.get("names"), list):
+                values["names"] = self._names(values["names"])
             if "label" in values:
                 values["label"] = self.m.path_labels.get(values["label"], values["label"])
             if "quoted" in values:
@@ -758,10 +1000,19 @@ class HeuristicAnalyzer(Analyzer):
         """Judge one commit; pure CPU work on the input alone."""
         writer = self._writer
         quote = writer.m.quote
-        title = _parse_title(item.subject, self.rules)
+        message = _effective_message(item, self.rules)
+        title = _parse_title(message.subject, self.rules, bare=message.sync_merge)
         facts = _read_files(item.files, self.rules)
-        evidence = _read_message(title, item.body, self.rules, quote)
+        # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
+        evidence = (
+            _Evidence(sync_merge=True) if message.sync_merge else _read_message(title, message.body, self.rules, quote)
+        )
         _read_diff(evidence, title, facts, self.rules)
+        if not _is_release(evidence, facts, self.rules):
+            # A release's changelog entries are a roll-up of commits already reported.
+            _read_changelog(evidence, facts, self.rules, quote)
+        if not evidence.votes:
+            _read_patch_fallback(evidence, facts, self.rules)
         judgement = _judge(title, evidence, facts, self.rules, quote)
         scope = _impact_scope(item.files, moves_first=facts.pure_move)
         deep = judgement.importance != Importance.low
@@ -774,7 +1025,7 @@ class HeuristicAnalyzer(Analyzer):
             importance=judgement.importance,
             importance_reason=writer.reason(judgement, evidence),
             flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
-            summary=writer.summary(item, evidence) if deep else [],
+            summary=writer.summary(item, message.body, evidence) if deep else [],
             one_line=writer.one_line(item, title, facts, scope),
             impact_scope=scope,
             insights=insights,

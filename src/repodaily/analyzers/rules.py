@@ -30,16 +30,21 @@ from repodaily.models import ChangeType, FileCategory, Importance
 
 __all__ = [
     "Audiences",
+    "ChangelogRules",
     "ConventionalRules",
     "CoreRules",
     "DecisionRules",
     "DependencyRules",
+    "DiffRules",
+    "MergeRules",
     "Messages",
     "MovesRules",
     "PathClass",
     "PatternRule",
+    "ReleaseRules",
     "RemovedDefinitionRules",
     "RuleSet",
+    "SectionRule",
     "Signal",
     "TagRule",
     "available_conventions",
@@ -50,7 +55,7 @@ __all__ = [
 RULES_FILE = "heuristic_rules.toml"
 CONVENTIONS_DIR = "conventions"
 
-Signal = Literal["security", "breaking", "default_change", "severe", "narrow"]
+Signal = Literal["security", "breaking", "default_change", "severe", "narrow", "release", "measured"]
 Audience = Literal["users", "operators", "developers"]
 
 _FLAGS = re.IGNORECASE | re.MULTILINE
@@ -140,7 +145,10 @@ class PatternRule(_Strict):
 
 
 class PathClass(_Strict):
-    """A class of files by path; when a commit changes only such files, ``type`` decides."""
+    """A class of files by path; when a commit changes only such files, ``type`` decides.
+
+    ``changelog`` files are read for the entries a commit adds (see :class:`ChangelogRules`).
+    """
 
     globs: list[str] = Field(default_factory=list)
     type: ChangeType | None = None
@@ -148,6 +156,7 @@ class PathClass(_Strict):
     user_facing: bool = False
     ignorable: bool = False
     core: bool = False
+    changelog: bool = False
 
     @cached_property
     def _regexes(self) -> list[re.Pattern[str]]:
@@ -171,6 +180,24 @@ class DependencyRules(_Strict):
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
+    manifests: list[str] = Field(default_factory=list)
+    not_shipped: list[str] = Field(default_factory=list)
+    dev_scopes: list[str] = Field(default_factory=list)
+    semver_major_importance: Importance = Importance.medium
+
+    @cached_property
+    def _manifest_regexes(self) -> list[re.Pattern[str]]:
+        return [_glob_regex(glob) for glob in self.manifests]
+
+    @cached_property
+    def _not_shipped_regexes(self) -> list[re.Pattern[str]]:
+        return [_glob_regex(glob) for glob in self.not_shipped]
+
+    def ships(self, path: str) -> bool:
+        """A manifest declaring what users of the released package install (not a website's or a test's)."""
+        return any(r.match(path) for r in self._manifest_regexes) and not any(
+            r.match(path) for r in self._not_shipped_regexes
+        )
 
     @field_validator("version_line")
     @classmethod
@@ -220,6 +247,135 @@ class RemovedDefinitionRules(_Strict):
     def regexes(self) -> list[re.Pattern[str]]:
         # Definitions are case-sensitive: `--Flag` and `--flag` are different flags.
         return [re.compile(pattern) for pattern in self.patterns]
+
+
+def _compile_all(patterns: list[str], *, groups: tuple[str, ...] = ()) -> list[str]:
+    return [_compile(pattern, groups=groups) for pattern in patterns]
+
+
+class MergeRules(_Strict):
+    """Merge commits: which titles hand over to a pull request's title, which only sync branches."""
+
+    pull_request: list[str] = Field(default_factory=list)
+    sync: list[str] = Field(default_factory=list)
+    not_a_title: list[str] = Field(default_factory=list)
+    max_importance: Importance = Importance.medium
+
+    @field_validator("pull_request", "sync", "not_a_title")
+    @classmethod
+    def _check(cls, value: list[str]) -> list[str]:
+        return _compile_all(value)
+
+    @cached_property
+    def pull_request_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, _FLAGS) for pattern in self.pull_request]
+
+    @cached_property
+    def sync_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, _FLAGS) for pattern in self.sync]
+
+    @cached_property
+    def not_a_title_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, _FLAGS) for pattern in self.not_a_title]
+
+
+class SectionRule(_Strict):
+    """What a changelog section heading (``### Fixed``) says about the entries under it."""
+
+    names: list[str] = Field(min_length=1)
+    type: ChangeType | None = None
+    weight: float = Field(default=3.0, ge=0)
+    signal: Signal | None = None
+
+
+class ChangelogRules(_Strict):
+    """How the added lines of a changelog (path classes with ``changelog``) are read."""
+
+    entry: str
+    heading: str
+    sections: dict[str, SectionRule] = Field(default_factory=dict)
+    fallback_type: ChangeType = ChangeType.feat
+    min_importance: Importance = Importance.medium
+
+    @field_validator("entry")
+    @classmethod
+    def _check_entry(cls, value: str) -> str:
+        return _compile(value, groups=("text",))
+
+    @field_validator("heading")
+    @classmethod
+    def _check_heading(cls, value: str) -> str:
+        return _compile(value, groups=("name",))
+
+    @cached_property
+    def entry_regex(self) -> re.Pattern[str]:
+        return re.compile(self.entry, _FLAGS)
+
+    @cached_property
+    def heading_regex(self) -> re.Pattern[str]:
+        return re.compile(self.heading, _FLAGS)
+
+    @cached_property
+    def _section_index(self) -> dict[str, SectionRule]:
+        return {normalise_tag(name): rule for rule in self.sections.values() for name in rule.names}
+
+    def section(self, heading: str) -> SectionRule | None:
+        """The rule of a heading, read without emoji, numbering or punctuation (``### 🐛 Bug Fixes``)."""
+        return self._section_index.get(normalise_tag(re.sub(r"[^\w\s-]", " ", heading)))
+
+
+class ReleaseRules(_Strict):
+    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""
+
+    max_source_lines: int = Field(default=6, ge=0)
+
+
+class DiffRules(_Strict):
+    """What the patch says about the type when the message says nothing.
+
+    ``new_names`` find public names a commit defines (named group ``name``); a
+    name the commit also removes was moved, not added, and names count only when
+    the source grows by ``new_names_min_growth`` added lines per removed one. ``conditions`` find
+    control-flow lines; a commit that changes them (removed and added) and adds
+    a test (``test_definitions``) corrects behaviour.
+    """
+
+    new_names: list[str] = Field(default_factory=list)
+    new_names_type: ChangeType = ChangeType.feat
+    new_names_weight: float = Field(default=1.5, ge=0)
+    new_names_min_growth: float = Field(default=2.0, ge=0)
+    conditions: str = r"(?!)"
+    test_definitions: list[str] = Field(default_factory=list)
+    condition_type: ChangeType = ChangeType.fix
+    condition_weight: float = Field(default=1.0, ge=0)
+
+    @field_validator("new_names")
+    @classmethod
+    def _check_names(cls, value: list[str]) -> list[str]:
+        return _compile_all(value, groups=("name",))
+
+    @field_validator("conditions")
+    @classmethod
+    def _check_conditions(cls, value: str) -> str:
+        return _compile(value)
+
+    @field_validator("test_definitions")
+    @classmethod
+    def _check_tests(cls, value: list[str]) -> list[str]:
+        return _compile_all(value)
+
+    @cached_property
+    def name_regexes(self) -> list[re.Pattern[str]]:
+        # Definitions are case-sensitive, like removed ones.
+        return [re.compile(pattern) for pattern in self.new_names]
+
+    @cached_property
+    def condition_regex(self) -> re.Pattern[str]:
+        return re.compile(self.conditions)
+
+    @cached_property
+    def test_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern) for pattern in self.test_definitions]
 
 
 class MovesRules(_Strict):
@@ -287,6 +443,7 @@ class Messages(_Strict):
     dependency_change: str
     dependency_new: str
     breaking_footer: str
+    changelog_line: str
     body_line: str
     reason_security: str
     reason_security_docs: str
@@ -295,6 +452,7 @@ class Messages(_Strict):
     reason_dependency: str
     reason_default_change: str
     reason_severe: str
+    reason_measured: str
     reason_revert: str
     reason_revert_unknown: str
     reason_moves: str
@@ -304,6 +462,11 @@ class Messages(_Strict):
     reason_cap: str
     reason_source: str
     reason_source_no_evidence: str
+    reason_diff_names: str
+    reason_diff_fix: str
+    reason_changelog: str
+    reason_release: str
+    reason_sync_merge: str
     evidence_breaking_footer: str
     evidence_bang: str
     evidence_match: str
@@ -358,6 +521,10 @@ class RuleSet(_Strict):
     core: CoreRules = Field(default_factory=CoreRules)
     dependencies: DependencyRules
     removed_definitions: RemovedDefinitionRules = Field(default_factory=RemovedDefinitionRules)
+    merges: MergeRules = Field(default_factory=MergeRules)
+    changelog: ChangelogRules
+    release: ReleaseRules = Field(default_factory=ReleaseRules)
+    diff: DiffRules = Field(default_factory=DiffRules)
     audiences: Audiences
     messages: dict[str, Messages] = Field(min_length=1)
 
