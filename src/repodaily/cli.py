@@ -180,7 +180,7 @@ def main(verbose: int) -> None:
     fell back or a repository failed), 2 usage/input error, 3 delivery failed.
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
-    logging.basicConfig(level=level, format="repodaily: %(levelname)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(level=level, format="repodaily: %(levelname)s: %(message)s", stream=sys.stderr, force=True)
 
 
 @main.command()

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from repodaily.analyzers.rules import load_conventions
+from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
 from repodaily.errors import ConfigError
 
 ENV_PREFIX = "REPODAILY__"
@@ -88,8 +89,14 @@ class ContextConfig(_Section):
 
 
 class AnalyzerConfig(_Section):
-    name: str = "heuristic"
+    name: str = "auto"
     concurrency: int = Field(default=8, ge=1, le=256)
+
+
+class LLMConfig(_Section):
+    endpoints: list[EndpointSettings] = Field(default_factory=list)
+    max_calls_per_commit: int = Field(default=4, ge=1)
+    highlights: bool = True
 
 
 class Config(_Section):
@@ -100,6 +107,7 @@ class Config(_Section):
     analyzer: AnalyzerConfig = Field(default_factory=AnalyzerConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
     repos: list[RepoConfig] = Field(default_factory=list)
 
     @field_validator("timezone")
@@ -114,6 +122,24 @@ class Config(_Section):
     @property
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+    @property
+    def analyzer_name(self) -> str:
+        """``auto`` means the LLM when an endpoint is configured, else the offline heuristic."""
+        if self.analyzer.name != "auto":
+            return self.analyzer.name
+        return "llm" if self.llm.endpoints else "heuristic"
+
+    def llm_settings(self) -> LLMSettings:
+        """The LLM analyzer's settings; the context budget is also what one prompt carries."""
+        if not self.llm.endpoints:
+            raise ConfigError("the llm analyzer needs an endpoint: add [[llm.endpoints]] or set LLM_MODEL")
+        return LLMSettings(
+            endpoints=self.llm.endpoints,
+            language=self.language,
+            budget_tokens=self.context.budget_tokens,
+            max_calls_per_commit=self.llm.max_calls_per_commit,
+        )
 
     @property
     def cache_path(self) -> Path:
@@ -207,6 +233,11 @@ def load_config(
     env_layer = _env_layer(environ)
     if env_layer:
         data = _merge(data, env_layer)
+    if not data.get("llm", {}).get("endpoints"):
+        # The replaced tool's LLM_MODEL / LLM_BASE_URL / LLM_API_KEY keep working.
+        from_env = settings_from_env(environ)
+        if from_env is not None:
+            data = _merge(data, {"llm": {"endpoints": [e.model_dump() for e in from_env.endpoints]}})
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from datetime import date
 
 from repodaily.models import (
@@ -17,6 +18,7 @@ from repodaily.models import (
     Commit,
     DailyReport,
     DayLink,
+    Highlight,
     Importance,
     ReportCommit,
     RunInfo,
@@ -114,6 +116,7 @@ def build_report(
     commits: list[Commit],
     analyses: dict[str, Analysis],
     run: RunInfo,
+    highlights: Sequence[Highlight] = (),
 ) -> DailyReport:
     """One report: ``commits`` newest first, each with its analysis from ``analyses``."""
     web_url = _github_web_url(repo_url)
@@ -127,5 +130,6 @@ def build_report(
         commits=[_report_commit(c, analyses[c.sha], web_url) for c in commits],
         stats=_stats(commits, ordered),
         links=_revert_links(commits) + _series_links(commits),
+        highlights=list(highlights),
         run=run,
     )

@@ -62,6 +62,23 @@ def m002_runs(db: sqlite3.Connection) -> None:
     )
 
 
+@_migration
+def m003_highlights(db: sqlite3.Connection) -> None:
+    """A day's highlights, keyed by what they were written from, so a rerun asks no model."""
+    db.execute(
+        """
+        CREATE TABLE highlights (
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            key TEXT NOT NULL,
+            highlights TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (repo, day, key)
+        )
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")

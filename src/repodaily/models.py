@@ -305,6 +305,7 @@ class Stats(_Model):
 
 class RunInfo(_Model):
     analyzer: str
+    model: str | None = None
     prompt_version: str | None = None
     calls: int = 0
     prompt_tokens: int = 0

@@ -8,11 +8,12 @@ never lets one commit's failure cost the report.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import time
-from collections import defaultdict
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -23,8 +24,18 @@ from repodaily.analyzers.rules import load_conventions
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
 from repodaily.digest import build_report
-from repodaily.errors import ConfigError, RepodailyError
-from repodaily.models import Analysis, AnalysisStatus, ChangeType, Commit, DailyReport, Importance, RunInfo
+from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
+from repodaily.models import (
+    Analysis,
+    AnalysisStatus,
+    ChangeType,
+    Commit,
+    DailyReport,
+    Highlight,
+    Importance,
+    RunInfo,
+    Usage,
+)
 from repodaily.plan import day_window
 from repodaily.publish.files import ReportFile, write_reports
 from repodaily.render import render_json, render_markdown
@@ -81,6 +92,22 @@ def _named(repo: RepoConfig, remote_url: str | None) -> RepoConfig:
     return repo.model_copy(update={"name": name})
 
 
+def _sum_usage(analyses: Iterable[Analysis]) -> Usage:
+    total = Usage()
+    for analysis in analyses:
+        total.calls += analysis.usage.calls
+        total.prompt_tokens += analysis.usage.prompt_tokens
+        total.completion_tokens += analysis.usage.completion_tokens
+        total.seconds += analysis.usage.seconds
+    return total
+
+
+def _main_model(analyses: Iterable[Analysis]) -> str | None:
+    """The model that answered most of the day's commits, for the footer."""
+    models = Counter(a.model for a in analyses if a.model)
+    return models.most_common(1)[0][0] if models else None
+
+
 def _web_url(repo: RepoConfig) -> str | None:
     if repo.web_url is not None:
         return repo.web_url or None
@@ -117,13 +144,22 @@ class Pipeline:
         self.config = config
         self.store = store
         self._given = analyzer
-        self.analyzer = analyzer or create_analyzer(config.analyzer.name, language=config.language)
+        self.analyzer = analyzer or self._create(None)
         self.fallback = self._fallback_for(self.analyzer, None)
+        #: Set when the endpoint refused our credentials: no further commit asks it.
+        self.refused: AuthError | None = None
         # Repositories with conventions get analyzers of their own, one pair per distinct table.
         self._with_conventions: dict[str, tuple[Analyzer, Analyzer]] = {}
         self.progress: ProgressSink = progress or _NoProgress()
 
     # -- analyzers, per repository
+
+    def _create(self, conventions: dict[str, Any] | None) -> Analyzer:
+        name = self.config.analyzer_name
+        settings: dict[str, Any] = {"conventions": conventions} if conventions else {}
+        if name == "llm":
+            settings["settings"] = self.config.llm_settings()
+        return create_analyzer(name, language=self.config.language, **settings)
 
     def _fallback_for(self, analyzer: Analyzer, conventions: dict[str, Any] | None) -> Analyzer:
         if analyzer.name == "heuristic":
@@ -147,9 +183,7 @@ class Pipeline:
         table = load_conventions(conventions)
         key = json.dumps(table, sort_keys=True, default=str)
         if key not in self._with_conventions:
-            analyzer = self._given or create_analyzer(
-                self.config.analyzer.name, language=self.config.language, conventions=table
-            )
+            analyzer = self._given or self._create(table)
             self._with_conventions[key] = (analyzer, self._fallback_for(analyzer, table))
         return self._with_conventions[key]
 
@@ -168,10 +202,17 @@ class Pipeline:
         item = build_input(repo, commit, budget_tokens=self.config.context.budget_tokens)
         async with semaphore:
             try:
+                if self.refused is not None:
+                    raise self.refused
                 analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
                 reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
-                log.warning("analysis of %s failed: %s", commit.short_sha, reason)
+                if isinstance(exc, AuthError):
+                    if self.refused is None:
+                        log.error("the analysis endpoint refused the credentials; no further commit asks it: %s", exc)
+                    self.refused = exc
+                else:
+                    log.warning("analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
                     fallback = await fallback_analyzer.analyze(item)
@@ -212,20 +253,25 @@ class Pipeline:
             by_day[commit.committed_at.astimezone(tz).date()].append(commit)
         wanted = [c for day in days for c in by_day.get(day, [])]
         analyses, cached = await self.analyze(repo.name, wanted, conventions=repo.conventions)
-        fingerprint = self.analyzers_for(repo.name, repo.conventions)[0].fingerprint
-        seconds = time.monotonic() - started
+        analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
         reports = []
         for day in days:
             day_commits = by_day.get(day, [])
             day_analyses = {c.sha: analyses[c.sha] for c in day_commits}
+            usage = _sum_usage(a for sha, a in day_analyses.items() if sha not in cached)
+            highlights = await self._highlights(analyzer, repo.name, day, day_commits, day_analyses, usage)
             run = RunInfo(
-                analyzer=fingerprint,
-                seconds=round(seconds, 3),
+                analyzer=analyzer.fingerprint,
+                model=_main_model(day_analyses.values()),
+                prompt_version=analyzer.prompt_version,
+                calls=usage.calls,
+                prompt_tokens=usage.prompt_tokens,
+                completion_tokens=usage.completion_tokens,
+                seconds=round(time.monotonic() - started, 3),
                 degraded=sum(1 for a in day_analyses.values() if a.status != AnalysisStatus.ok),
                 cached=sum(1 for c in day_commits if c.sha in cached),
             )
-            reports.append(
-                build_report(
+            report = build_report(
                     repo=repo.name,
                     repo_url=_web_url(repo),
                     day=day,
@@ -234,9 +280,40 @@ class Pipeline:
                     commits=day_commits,
                     analyses=day_analyses,
                     run=run,
-                )
+                    highlights=highlights,
             )
+            reports.append(report)
         return reports
+
+    async def _highlights(
+        self,
+        analyzer: Analyzer,
+        repo: str,
+        day: date,
+        commits: Sequence[Commit],
+        analyses: dict[str, Analysis],
+        usage: Usage,
+    ) -> list[Highlight]:
+        """The day's highlights, from the store when the same analyses were summarised before.
+
+        A failure costs only the highlights, never the report.
+        """
+        if not self.config.llm.highlights or not commits or self.refused is not None:
+            return []
+        items = [(c.sha, c.subject, analyses[c.sha]) for c in commits]
+        key = hashlib.sha256(
+            json.dumps([analyzer.fingerprint, [(sha, a.model_dump(mode="json")) for sha, _, a in items]]).encode()
+        ).hexdigest()
+        stored = self.store.get_highlights(repo, day, key)
+        if stored is not None:
+            return stored
+        try:
+            highlights = await analyzer.highlights(items, usage)
+        except AnalysisError as exc:
+            log.warning("highlights of %s %s failed: %s", repo, day, exc)
+            return []
+        self.store.put_highlights(repo, day, key, highlights)
+        return highlights
 
     # -- render and publish
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from repodaily.errors import StoreError
 from repodaily.migrations import migrate
-from repodaily.models import Analysis
+from repodaily.models import Analysis, Highlight
 
 DB_FILE_NAME = "repodaily.db"
 _SQLITE_MAX_VARIABLES = 900
@@ -90,6 +90,23 @@ class Store:
     def count_analyses(self) -> int:
         with _store_errors(self.path):
             return self._db.execute("SELECT count(*) FROM analyses").fetchone()[0]
+
+    # -- highlights
+
+    def get_highlights(self, repo: str, day: date, key: str) -> list[Highlight] | None:
+        """Highlights written for exactly this input (``key``), or None when there are none yet."""
+        with _store_errors(self.path):
+            row = self._db.execute(
+                "SELECT highlights FROM highlights WHERE repo = ? AND day = ? AND key = ?", (repo, day.isoformat(), key)
+            ).fetchone()
+        return [Highlight.model_validate(h) for h in json.loads(row[0])] if row else None
+
+    def put_highlights(self, repo: str, day: date, key: str, highlights: list[Highlight]) -> None:
+        with _store_errors(self.path), self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO highlights (repo, day, key, highlights, created_at) VALUES (?, ?, ?, ?, ?)",
+                (repo, day.isoformat(), key, json.dumps([h.model_dump() for h in highlights], ensure_ascii=False), _now()),
+            )
 
     # -- runs
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 
 from repodaily.errors import ConfigError
-from repodaily.models import Analysis, AnalysisInput
+from repodaily.models import Analysis, AnalysisInput, Highlight, Usage
 
 __all__ = ["Analyzer", "AnalyzerFactory", "available_analyzers", "create_analyzer", "register_analyzer"]
 
@@ -22,6 +22,8 @@ class Analyzer(abc.ABC):
 
     #: Registry name, e.g. ``"heuristic"``.
     name: str
+    #: Version of the prompt an analyzer sends, for the report's footer; None without one.
+    prompt_version: str | None = None
 
     @property
     @abc.abstractmethod
@@ -35,6 +37,13 @@ class Analyzer(abc.ABC):
     @abc.abstractmethod
     async def analyze(self, item: AnalysisInput) -> Analysis:
         """Judge one commit. Raise :class:`~repodaily.errors.AnalysisError` on failure."""
+
+    async def highlights(self, day_items: list[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
+        """The day's key points over (sha, subject, analysis) items; none unless an analyzer can write them.
+
+        Adds what the work cost to ``usage``.
+        """
+        return []
 
     async def aclose(self) -> None:
         """Release connections; a no-op for analyzers that hold none."""
@@ -55,7 +64,7 @@ def register_analyzer(name: str) -> Callable[[AnalyzerFactory], AnalyzerFactory]
 
 
 def _load_builtins_and_plugins() -> None:
-    from repodaily.analyzers import heuristic  # noqa: F401  (registers itself)
+    from repodaily.analyzers import heuristic, llm  # noqa: F401  (they register themselves)
 
     for entry in entry_points(group="repodaily.analyzers"):
         entry.load()

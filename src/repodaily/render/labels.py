@@ -21,6 +21,7 @@ class Labels:
     timezone: str
     commits: str
     analyzer: str
+    model: str
     prompt_version: str
     degraded_banner: str
     empty_day: str
@@ -75,6 +76,7 @@ ZH = Labels(
     timezone="时区",
     commits="{n} 个提交",
     analyzer="分析器",
+    model="模型",
     prompt_version="（提示词 {version}）",
     degraded_banner="⚠️ {n} 个提交的模型分析失败，已改用启发式分析（见各提交的标注）。",
     empty_day="本日无提交。",
@@ -150,6 +152,7 @@ EN = Labels(
     timezone="Timezone",
     commits="{n} commit{s}",
     analyzer="analyzer",
+    model="model",
     prompt_version=" (prompt {version})",
     degraded_banner=(
         "⚠️ Model analysis failed for {n} commit{s}; heuristic analysis is shown instead (marked below)."

@@ -1,0 +1,253 @@
+"""The ``llm`` analyzer: one commit in, one rubric judgement out, from any OpenAI-compatible endpoint.
+
+Per commit, the endpoints are tried in order — the primary, then each fallback —
+and the first valid answer wins. An endpoint is given up on once its client
+has exhausted its retries (:mod:`.client`), or when it answers invalid or
+cut-off output even after the repair and brief rounds (:mod:`.structured`).
+When every endpoint fails the last error is raised, and the pipeline falls
+back to the heuristic analyzer for that commit; when every endpoint refused
+our credentials, that last error is an :class:`~repodaily.errors.AuthError`.
+
+A commit whose diff text exceeds one prompt's budget is map-reduced: its files
+are split into parts that fit (:mod:`.chunks`), each part is summarised in
+parallel, and one final call judges the commit from the file list and the
+summaries. The calls per commit are capped (``max_calls_per_commit``): parts
+beyond the cap go unread, and a cap below three means one call over what fits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import os
+import random
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar
+
+import httpx
+from pydantic import ValidationError
+
+from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers.llm.chunks import split_into_parts
+from repodaily.analyzers.llm.client import ChatClient
+from repodaily.analyzers.llm.prompts import PROMPT_VERSION, ChunkNote, HighlightEntry, Prompts
+from repodaily.analyzers.llm.schema import (
+    ChunkSummary,
+    HighlightsReply,
+    LLMVerdict,
+    describe_errors,
+    finish_verdict,
+    plain,
+)
+from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings
+from repodaily.analyzers.llm.structured import ask
+from repodaily.errors import AnalysisError, ConfigError
+from repodaily.models import (
+    Analysis,
+    AnalysisInput,
+    AnalysisStatus,
+    ContextFile,
+    Coverage,
+    Highlight,
+    Importance,
+    Usage,
+)
+
+__all__ = ["LLMAnalyzer"]
+
+log = logging.getLogger(__name__)
+
+Result = TypeVar("Result")
+
+_SHORT_SHA = 7
+# The smallest cap that makes map-reduce worth it: two parts and the final call.
+_MIN_MAP_REDUCE_CALLS = 3
+
+
+@register_analyzer("llm")
+class LLMAnalyzer(Analyzer):
+    """Judges commits with a language model; see the module docstring for the flow."""
+
+    name = "llm"
+    prompt_version = PROMPT_VERSION
+
+    def __init__(
+        self,
+        *,
+        language: Literal["zh", "en"] = "zh",
+        endpoints: Sequence[EndpointSettings | Mapping[str, Any]] | None = None,
+        settings: LLMSettings | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        environ: Mapping[str, str] | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+        **_ignored: object,
+    ) -> None:
+        """Build from ``settings``, or from ``endpoints`` (config tables welcome) and ``language``.
+
+        ``environ`` (default: the process environment) is where each endpoint's API
+        key is read, once, here. ``transport``, ``sleep``, ``clock`` and ``rng`` are
+        seams for tests. Other keyword arguments are accepted and ignored, so a
+        generic caller may pass every analyzer the same settings.
+        """
+        if settings is None:
+            if not endpoints:
+                raise ConfigError("the llm analyzer needs at least one endpoint (or LLM_MODEL in the environment)")
+            try:
+                settings = LLMSettings(endpoints=list(endpoints), language=language)  # type: ignore[arg-type]
+            except ValidationError as exc:
+                raise ConfigError(f"invalid llm analyzer settings:\n{describe_errors(exc)}") from None
+        self.settings = settings
+        self.prompts = Prompts(settings.language)
+        environment = os.environ if environ is None else environ
+        #: One client per endpoint, primary first; each remembers its output mode and usage.
+        self.clients = [
+            ChatClient(endpoint, environ=environment, transport=transport, sleep=sleep, clock=clock, rng=rng)
+            for endpoint in settings.endpoints
+        ]
+        self._fingerprint = _fingerprint(settings)
+
+    @property
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    async def analyze(self, item: AnalysisInput) -> Analysis:
+        usage = Usage()
+        verdict, client = await self._first_answer(
+            lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
+        )
+        return Analysis.model_validate(
+            {
+                **verdict.model_dump(),
+                "coverage": item.receipt,
+                "analyzer": self.fingerprint,
+                "model": client.settings.model,
+                "usage": usage,
+                "status": AnalysisStatus.ok,
+            }
+        )
+
+    async def highlights(self, day_items: Sequence[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
+        """The day's three to five key points over its high and medium commits, each citing given SHAs only.
+
+        ``day_items`` holds (sha, subject, analysis). One call; none when no commit
+        is high or medium. A point citing no SHA, or one not given, is dropped.
+        """
+        important = [(sha, subject, a) for sha, subject, a in day_items if a.importance != Importance.low]
+        if not important:
+            return []
+        names = _short_names([sha for sha, _, _ in important])
+        entries = [HighlightEntry(names[sha], subject, analysis) for sha, subject, analysis in important]
+        messages = self.prompts.highlights(entries)
+        reply, _ = await self._first_answer(
+            lambda c: ask(c, messages, HighlightsReply, prompts=self.prompts, usage=usage), "the day's highlights"
+        )
+        known = [sha for sha, _, _ in important]
+        highlights = []
+        for bullet in reply.highlights:
+            cited = [sha for name in bullet.shas if (sha := _resolve(name, known)) is not None]
+            text = plain(bullet.text)
+            if text and cited and len(cited) == len(bullet.shas):
+                highlights.append(Highlight(text=text, shas=list(dict.fromkeys(cited))))
+        return highlights
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(client.aclose() for client in self.clients))
+
+    # -- one commit on one endpoint
+
+    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> LLMVerdict:
+        calls = self.settings.max_calls_per_commit
+        map_reduce = calls >= _MIN_MAP_REDUCE_CALLS
+        parts = split_into_parts(
+            item.files, budget_tokens=self.settings.budget_tokens, max_parts=calls - 1 if map_reduce else 1
+        )
+        if len(parts) <= 1:
+            messages = self.prompts.analyze(item, _shown(item.files, parts[0] if parts else []))
+        else:
+            notes = await self._summarise_parts(client, item, parts, usage)
+            messages = self.prompts.analyze(item, _shown(item.files, []), notes)
+        return finish_verdict(await ask(client, messages, LLMVerdict, prompts=self.prompts, usage=usage))
+
+    async def _summarise_parts(
+        self, client: ChatClient, item: AnalysisInput, parts: list[list[ContextFile]], usage: Usage
+    ) -> list[ChunkNote]:
+        asks = [
+            ask(
+                client,
+                self.prompts.chunk(item, part, index, len(parts)),
+                ChunkSummary,
+                prompts=self.prompts,
+                usage=usage,
+            )
+            for index, part in enumerate(parts, start=1)
+        ]
+        # Let every part finish before failing, so no request is left running unobserved.
+        results = await asyncio.gather(*asks, return_exceptions=True)
+        notes = []
+        for part, result in zip(parts, results, strict=True):
+            if isinstance(result, BaseException):
+                raise result
+            notes.append(ChunkNote(paths=[file.path for file in part], summary=result))
+        return notes
+
+    # -- endpoints in order
+
+    async def _first_answer(
+        self, job: Callable[[ChatClient], Awaitable[Result]], what: str
+    ) -> tuple[Result, ChatClient]:
+        """``job`` on the primary endpoint, then on each fallback; the last error if all fail."""
+        last: AnalysisError | None = None
+        for client in self.clients:
+            try:
+                return await job(client), client
+            except AnalysisError as exc:
+                log.warning("%s: %s failed: %s", client.settings.name, what, exc)
+                last = exc
+        assert last is not None, "settings guarantee at least one endpoint"
+        raise last
+
+
+def _shown(files: Iterable[ContextFile], part: list[ContextFile]) -> list[ContextFile]:
+    """Every file of the commit: those in ``part`` as the part has them, the others without text."""
+    in_part = {file.path: file for file in part}
+    return [in_part.get(file.path) or _without_text(file) for file in files]
+
+
+def _without_text(file: ContextFile) -> ContextFile:
+    return file.model_copy(update={"text": "", "coverage": Coverage.stats_only}) if file.text else file
+
+
+def _fingerprint(settings: LLMSettings) -> str:
+    """``llm/<primary model>/p<prompt version>/<language>/<hash of every setting that changes output>``."""
+    endpoints = settings.endpoints
+    material = {
+        "models": [e.model for e in endpoints],
+        "temperature": [e.temperature for e in endpoints],
+        "max_tokens": [e.max_tokens for e in endpoints],
+        "budget_tokens": settings.budget_tokens,
+        "max_calls_per_commit": settings.max_calls_per_commit,
+    }
+    digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:10]
+    return f"llm/{endpoints[0].model}/p{PROMPT_VERSION}/{settings.language}/{digest}"
+
+
+def _short_names(shas: list[str]) -> dict[str, str]:
+    """Each SHA's shortest prefix of at least seven characters that is unique among ``shas``."""
+    length = _SHORT_SHA
+    while len({sha[:length] for sha in shas}) < len(set(shas)) and length < max(map(len, shas)):
+        length += 1
+    return {sha: sha[:length] for sha in shas}
+
+
+def _resolve(cited: str, known: list[str]) -> str | None:
+    """The one given SHA that ``cited`` abbreviates (at least seven characters), else None."""
+    cited = cited.strip().lower()
+    if len(cited) < _SHORT_SHA:
+        return None
+    matches = [sha for sha in known if sha.lower().startswith(cited)]
+    return matches[0] if len(matches) == 1 else None

@@ -1,0 +1,143 @@
+"""The prompts, rendered from the Jinja2 files in ``prompts/`` (one per task and language).
+
+Every prompt is a system message — instructions, the rubric and the JSON
+schema, byte-identical from call to call — followed by a user message carrying
+the data. The static part comes first so that the prefix caches of vLLM,
+llama.cpp, DeepSeek and OpenAI reuse it across commits; the data comes last.
+
+Commit text is untrusted: the prompts declare it data, and every piece of it
+sits in a fence the text itself cannot close (:func:`fence`), or in an inline
+code span that cannot be broken (:func:`code`), so an instruction inside a
+commit message or diff has nowhere to escape to.
+
+:data:`PROMPT_VERSION` is part of the analyzer's fingerprint: change it with any
+change to the templates or the schema that changes what a model answers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Literal
+
+from jinja2 import Environment, FunctionLoader, StrictUndefined
+from pydantic import BaseModel
+
+from repodaily.analyzers.llm.client import Message
+from repodaily.analyzers.llm.schema import ChunkSummary, HighlightsReply, LLMVerdict, json_schema
+from repodaily.models import Analysis, AnalysisInput, ContextFile
+
+__all__ = ["PROMPT_VERSION", "ChunkNote", "HighlightEntry", "Prompts", "code", "fence"]
+
+PROMPT_VERSION = "1"
+
+_BACKTICK_RUN = re.compile(r"`+")
+
+
+def fence(text: str, info: str = "") -> str:
+    """``text`` in a fenced block whose fence is longer than any backtick run inside it."""
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}{info}\n{text.strip(chr(10))}\n{ticks}"
+
+
+def code(text: str) -> str:
+    """``text`` as one inline code span on one line, whatever backticks or line breaks it holds."""
+    text = text.replace("\r", "\\r").replace("\n", "\\n")
+    longest = max((len(run) for run in _BACKTICK_RUN.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    padding = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{padding}{text}{padding}{ticks}"
+
+
+def _load(name: str) -> str:
+    return resources.files(__package__).joinpath("prompts").joinpath(name).read_text(encoding="utf-8")
+
+
+_ENVIRONMENT = Environment(
+    loader=FunctionLoader(_load),
+    undefined=StrictUndefined,
+    autoescape=False,  # plain text for a model, not HTML
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_ENVIRONMENT.filters["fence"] = fence
+_ENVIRONMENT.filters["code"] = code
+
+
+@dataclass(frozen=True)
+class ChunkNote:
+    """The summary of one part of a big commit, and the files it covers."""
+
+    paths: list[str]
+    summary: ChunkSummary
+
+
+@dataclass(frozen=True)
+class HighlightEntry:
+    """One of the day's important commits, as the highlights prompt lists it."""
+
+    short_sha: str
+    subject: str
+    analysis: Analysis
+
+
+def _schema_text(model: type[BaseModel]) -> str:
+    return json.dumps(json_schema(model, strict=False), ensure_ascii=False, separators=(",", ":"))
+
+
+class Prompts:
+    """The rendered prompts of one language; the static parts are rendered once."""
+
+    def __init__(self, language: Literal["zh", "en"]) -> None:
+        self.language = language
+        self._analyze = self._macros("analyze")
+        self._chunk = self._macros("chunk")
+        self._highlights = self._macros("highlights")
+        self._shared = self._macros("shared")
+        self._analyze_system = _render(self._analyze.system, _schema_text(LLMVerdict))
+        self._chunk_system = _render(self._chunk.system, _schema_text(ChunkSummary))
+        self._highlights_system = _render(self._highlights.system, _schema_text(HighlightsReply))
+
+    def _macros(self, task: str) -> Any:
+        return _ENVIRONMENT.get_template(f"{task}.{self.language}.md.j2").module
+
+    def analyze(
+        self, item: AnalysisInput, files: Sequence[ContextFile], notes: Sequence[ChunkNote] = ()
+    ) -> list[Message]:
+        """Judge ``item``, reading the texts of ``files`` and, for a big commit, the summaries of its parts."""
+        user = _render(self._analyze.user, item, _message(item), list(files), list(notes))
+        return _messages(self._analyze_system, user)
+
+    def chunk(self, item: AnalysisInput, files: Sequence[ContextFile], part: int, parts: int) -> list[Message]:
+        """Summarise part ``part`` (1-based) of ``parts`` of a big commit's diff."""
+        user = _render(self._chunk.user, item, _message(item), list(files), part, parts)
+        return _messages(self._chunk_system, user)
+
+    def highlights(self, entries: Sequence[HighlightEntry]) -> list[Message]:
+        """Write the day's key points over ``entries``."""
+        return _messages(self._highlights_system, _render(self._highlights.user, list(entries)))
+
+    def repair(self, errors: str) -> str:
+        """The follow-up turn after a reply that failed validation."""
+        return _render(self._shared.repair, errors)
+
+    def brief(self) -> str:
+        """Appended to the data when the previous reply was cut off."""
+        return _render(self._shared.brief)
+
+
+def _render(macro: Any, *args: Any) -> str:
+    return str(macro(*args)).strip()
+
+
+def _message(item: AnalysisInput) -> str:
+    return f"{item.subject}\n\n{item.body}".strip() if item.body.strip() else item.subject
+
+
+def _messages(system: str, user: str) -> list[Message]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

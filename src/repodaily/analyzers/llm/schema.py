@@ -1,0 +1,193 @@
+"""What a model must answer, as pydantic models, and what we do to an answer before trusting it.
+
+:class:`LLMVerdict` mirrors the judgement fields of
+:class:`~repodaily.models.Analysis` (same enums, same literal aspects and
+audiences), so a valid verdict always makes a valid analysis. Length and count
+bounds are *hints* in the JSON schema only (``maxLength``/``maxItems``): they let
+a grammar-constrained decoder (llama.cpp, vLLM) stop instead of rambling until
+``max_tokens``, while a good model that writes one sentence too many is not
+failed for it.
+
+After validation, :func:`finish_verdict` applies the parts of the rubric that
+are rules rather than judgement — the importance overrides and the depth by
+importance — and makes every string plain text.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from repodaily.models import ChangeType, Flags, Importance, Insight, Recommendation
+
+__all__ = [
+    "ChunkSummary",
+    "HighlightBullet",
+    "HighlightsReply",
+    "LLMVerdict",
+    "VerdictInsight",
+    "VerdictRecommendation",
+    "describe_errors",
+    "finish_verdict",
+    "json_schema",
+    "plain",
+]
+
+_BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
+_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_MAX_ERRORS_SHOWN = 8
+
+
+def _text(max_length: int, **kwargs: Any) -> Any:
+    return Field(json_schema_extra={"maxLength": max_length}, **kwargs)
+
+
+def _items(max_items: int, *, at_least: int = 0, item: dict[str, Any] | None = None) -> Any:
+    """A list field: required with ``at_least`` items, else optional and empty by default."""
+    bounds: dict[str, Any] = {"maxItems": max_items, **({"items": item} if item else {})}
+    if at_least:
+        return Field(min_length=at_least, json_schema_extra=bounds)
+    return Field(default_factory=list, json_schema_extra=bounds)
+
+
+def _texts(max_items: int, max_length: int, *, at_least: int = 0) -> Any:
+    return _items(max_items, at_least=at_least, item={"type": "string", "maxLength": max_length})
+
+
+# Whitespace is stripped before validation, so a blank required text is a validation error.
+_REPLY_CONFIG = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class _Reply(BaseModel):
+    model_config = _REPLY_CONFIG
+
+
+class VerdictInsight(Insight):
+    model_config = _REPLY_CONFIG
+    text: str = _text(300, min_length=1)
+
+
+class VerdictRecommendation(Recommendation):
+    model_config = _REPLY_CONFIG
+    text: str = _text(300, min_length=1)
+
+
+class LLMVerdict(_Reply):
+    """One commit judged against the rubric, as the model writes it."""
+
+    type: ChangeType
+    secondary_types: list[ChangeType] = _items(2)
+    importance: Importance
+    importance_reason: str = _text(200, default="")
+    flags: Flags
+    summary: list[str] = _texts(4, 300)
+    one_line: str = _text(160, min_length=1)
+    impact_scope: list[str] = _texts(4, 80)
+    insights: list[VerdictInsight] = _items(3)
+    risks: list[str] = _texts(3, 300)
+    recommendations: list[VerdictRecommendation] = _items(3)
+
+
+class ChunkSummary(_Reply):
+    """What one part of a big commit's diff does (the map step of map-reduce)."""
+
+    changes: list[str] = _texts(5, 200, at_least=1)
+    concerns: list[str] = _texts(3, 200)
+
+
+class HighlightBullet(_Reply):
+    text: str = _text(300, min_length=1)
+    shas: list[str] = _texts(6, 40, at_least=1)
+
+
+class HighlightsReply(_Reply):
+    """The day's key points, each citing the commits it summarises."""
+
+    highlights: list[HighlightBullet] = _items(5, at_least=1)
+
+
+def json_schema(model: type[BaseModel], *, strict: bool) -> dict[str, Any]:
+    """The JSON schema of ``model`` without titles, defaults and descriptions (the prompt explains the fields).
+
+    ``strict`` makes the dialect of OpenAI's strict structured outputs: every
+    property required, no extra properties, no length bounds.
+    """
+    schema = copy.deepcopy(model.model_json_schema())
+    _clean(schema, strict=strict)
+    return schema
+
+
+def _clean(node: Any, *, strict: bool) -> None:
+    if isinstance(node, list):
+        for item in node:
+            _clean(item, strict=strict)
+        return
+    if not isinstance(node, dict):
+        return
+    for key in ("title", "default", "description"):
+        node.pop(key, None)
+    if strict:
+        for key in ("maxLength", "minLength"):
+            node.pop(key, None)
+        if "properties" in node:
+            node["required"] = list(node["properties"])
+            node["additionalProperties"] = False
+    for key, value in node.items():
+        # Under "properties" and "$defs" the keys are names, not keywords: clean only the values.
+        for child in value.values() if key in ("properties", "$defs") else [value]:
+            _clean(child, strict=strict)
+
+
+def plain(text: str) -> str:
+    """Model text as plain text: no surrounding space, no blank lines, no trailing spaces."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
+    return _BLANK_LINES.sub("\n", _TRAILING_SPACE.sub("\n", text))
+
+
+def _plain_list(texts: list[str]) -> list[str]:
+    return [cleaned for text in texts if (cleaned := plain(text))]
+
+
+def finish_verdict(verdict: LLMVerdict) -> LLMVerdict:
+    """Apply the rubric's rules to a valid verdict: overrides, depth by importance, plain strings.
+
+    ``security`` or ``breaking`` lifts importance to at least medium. Low keeps no
+    deep fields; medium keeps summary, impact scope and recommendations but no
+    insights or risks.
+    """
+    importance = verdict.importance
+    if (verdict.flags.security or verdict.flags.breaking) and importance == Importance.low:
+        importance = Importance.medium
+    deep = importance != Importance.low
+    high = importance == Importance.high
+    return LLMVerdict(
+        type=verdict.type,
+        secondary_types=[t for t in dict.fromkeys(verdict.secondary_types) if t != verdict.type],
+        importance=importance,
+        importance_reason=plain(verdict.importance_reason),
+        flags=verdict.flags,
+        summary=_plain_list(verdict.summary) if deep else [],
+        one_line=plain(verdict.one_line),
+        impact_scope=_plain_list(verdict.impact_scope) if deep else [],
+        insights=[
+            VerdictInsight(aspect=i.aspect, text=plain(i.text)) for i in verdict.insights if high and plain(i.text)
+        ],
+        risks=_plain_list(verdict.risks) if high else [],
+        recommendations=[
+            VerdictRecommendation(audience=r.audience, text=plain(r.text))
+            for r in verdict.recommendations
+            if deep and plain(r.text)
+        ],
+    )
+
+
+def describe_errors(error: ValidationError) -> str:
+    """Validation errors one per line, without the input values (they may be long, or secret)."""
+    lines = [
+        f"{'.'.join(str(part) for part in e['loc']) or '(root)'}: {e['msg']}" for e in error.errors(include_input=False)
+    ]
+    more = len(lines) - _MAX_ERRORS_SHOWN
+    return "\n".join(lines[:_MAX_ERRORS_SHOWN] + ([f"… and {more} more"] if more > 0 else []))

@@ -1,0 +1,100 @@
+"""Settings of the LLM analyzer: which endpoints to ask, and how hard.
+
+They are plain value objects that a config table validates into (unknown keys
+are errors, so a typo cannot silently fall back to a default). The API key is
+deliberately *not* a setting: an endpoint names the environment variable that
+holds it, and the client reads that variable when it is created, so the key
+never lands in a config dump, a cache key, a log line or an error message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from repodaily.errors import ConfigError
+
+__all__ = ["DEFAULT_BASE_URL", "EndpointSettings", "LLMSettings", "settings_from_env"]
+
+#: Where ``LLM_MODEL`` alone points, as in the tool these variables come from.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class EndpointSettings(_Settings):
+    """One OpenAI-compatible endpoint and model, with its limits."""
+
+    name: str = Field(min_length=1, description="Label for logs and `doctor`; unique among the endpoints.")
+    base_url: str = Field(min_length=1, description="Up to and including `/v1`; `/chat/completions` is appended.")
+    model: str = Field(min_length=1)
+    api_key_env: str = Field(
+        default="LLM_API_KEY", description="Environment variable holding the key; unset means no Authorization header."
+    )
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers.")
+    temperature: float = Field(default=0.2, ge=0, le=2)
+    max_tokens: int = Field(default=1200, gt=0, description="Completion tokens per call.")
+    max_tokens_limit: int = Field(
+        default=4096, gt=0, description="Ceiling for the doubled max_tokens of the retry after a cut-off reply."
+    )
+    timeout_s: float = Field(default=30, gt=0, description="Timeout of a small request.")
+    timeout_per_1k_prompt_tokens_s: float = Field(
+        default=5, ge=0, description="Added per 1,000 prompt tokens: big prompts take longer to read."
+    )
+    timeout_max_s: float = Field(default=300, gt=0)
+    concurrency: int = Field(default=8, ge=1, description="Requests in flight at once on this endpoint.")
+    requests_per_minute: int = Field(default=0, ge=0, description="0: unlimited.")
+    tokens_per_minute: int = Field(default=0, ge=0, description="Prompt plus completion tokens; 0: unlimited.")
+    max_retries: int = Field(default=4, ge=0, description="Retries of a timeout, reset, 429 or 5xx.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _no_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    def timeout_for(self, prompt_tokens: int) -> float:
+        """Seconds to wait for one request: reading a long prompt is part of the answer time."""
+        scaled = self.timeout_s + self.timeout_per_1k_prompt_tokens_s * prompt_tokens / 1000
+        return min(scaled, max(self.timeout_max_s, self.timeout_s))
+
+
+class LLMSettings(_Settings):
+    """The endpoints in the order they are tried, and what one commit may cost."""
+
+    endpoints: list[EndpointSettings] = Field(min_length=1, description="The primary first, then the fallbacks.")
+    language: Literal["zh", "en"] = "zh"
+    budget_tokens: int = Field(
+        default=6000, gt=0, description="Diff tokens one prompt carries; more than this is map-reduced."
+    )
+    max_calls_per_commit: int = Field(
+        default=4, ge=1, description="Chunk summaries plus the final call; beyond it, what fits is analysed."
+    )
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> LLMSettings:
+        names = [endpoint.name for endpoint in self.endpoints]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"endpoint names must be unique, repeated: {', '.join(duplicates)}")
+        return self
+
+
+def settings_from_env(environ: Mapping[str, str], *, language: Literal["zh", "en"] = "zh") -> LLMSettings | None:
+    """One endpoint from ``LLM_BASE_URL``/``LLM_MODEL``/``LLM_API_KEY``, the replaced tool's variables.
+
+    None when neither ``LLM_MODEL`` nor ``LLM_BASE_URL`` is set (no LLM configured);
+    ``LLM_MODEL`` alone means OpenAI. The key stays in the environment: the
+    endpoint only names ``LLM_API_KEY``.
+    """
+    model = environ.get("LLM_MODEL", "").strip()
+    base_url = environ.get("LLM_BASE_URL", "").strip()
+    if not model and not base_url:
+        return None
+    if not model:
+        raise ConfigError("LLM_BASE_URL is set but LLM_MODEL is not: name the model to ask")
+    endpoint = EndpointSettings(name="env", base_url=base_url or DEFAULT_BASE_URL, model=model)
+    return LLMSettings(endpoints=[endpoint], language=language)
