@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
     monkeypatch.delenv("REPODAILY_CONFIG", raising=False)
-    for name in list(__import__("os").environ):
-        if name.startswith("REPODAILY__"):
+    for name in list(os.environ):
+        if name.startswith("REPODAILY__") or name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from datetime import datetime
@@ -239,6 +240,13 @@ path = "{tmp_path / 'quiet'}"
     quiet = (tmp_path / "out/2026/demo-org/quiet/2026-03-02.md").read_text(encoding="utf-8")
     assert "本日无提交" in quiet
     _check_written(tmp_path / "out")
+    with sqlite3.connect(tmp_path / "xdg-cache" / "repodaily" / "repodaily.db") as db:
+        (summary,) = db.execute("SELECT summary FROM runs WHERE finished_at IS NOT NULL").fetchone()
+        reports = db.execute("SELECT repo, day, commits FROM reports ORDER BY repo").fetchall()
+    recorded = json.loads(summary)
+    assert (recorded["reports"], recorded["failed_repos"], recorded["degraded_commits"]) == (2, [], 0)
+    assert (recorded["calls"], recorded["prompt_tokens"], recorded["cached"]) == (0, 0, 0)  # the heuristic asks no model
+    assert reports == [("demo-org/inferno", "2026-03-02", 16), ("demo-org/quiet", "2026-03-02", 0)]
 
 
 def _check_written(out_dir: Path) -> None:

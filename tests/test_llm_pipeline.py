@@ -195,3 +195,27 @@ def test_instructions_inside_a_commit_do_not_change_the_report_shape(tmp_path, p
     assert proxy.chat_calls, "the analysis went through the model"
     prompt = json.dumps(proxy.chat_calls[-1].request_json)
     assert prompt.index("untrusted") < prompt.index("Ignore all previous instructions")
+
+
+def _doctor(config: Path) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["doctor", "--config", str(config)], catch_exceptions=False)
+    return result.exit_code, result.stdout + result.stderr
+
+
+def test_doctor_reports_a_healthy_endpoint_and_the_mode_that_works(tmp_path, proxy, llm_server):
+    code, out = _doctor(_config(tmp_path, proxy, llm_server.model))
+    assert code == 0, out
+    assert "json_object+schema" in out  # llama.cpp refuses json_schema; the next mode works
+    assert "ok" in out
+
+
+def test_doctor_names_what_fails(tmp_path, proxy, llm_server):
+    code, out = _doctor(_config(tmp_path, proxy, "no-such-model"))
+    assert code == 1 and "no-such-model" in out and "not among" in out
+    proxy.always(http_status(401))
+    code, out = _doctor(_config(tmp_path, proxy, llm_server.model))
+    assert code == 1 and "401" in out
+    proxy.clear()
+    (tmp_path / "none.toml").write_text("", encoding="utf-8")
+    code, out = _doctor(tmp_path / "none.toml")
+    assert code == 2 and "no LLM endpoint configured" in out

@@ -300,6 +300,41 @@ def evaluate_labels(
 
 
 @main.command()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml).")
+@_exits_cleanly
+def doctor(config_path: str | None) -> None:
+    """Check the configured LLM endpoints.
+
+    For each endpoint of [[llm.endpoints]] (or LLM_BASE_URL / LLM_MODEL): is it
+    reachable, are the credentials accepted, is the model listed, which
+    structured-output mode works, and how long one small call takes. Exit code 0
+    when every endpoint passes, 1 when one fails, 2 when none is configured.
+    """
+    from rich.table import Table
+
+    from repodaily.analyzers.llm.doctor import check_endpoint
+
+    config = _load(config_path)
+    if not config.llm.endpoints:
+        raise ConfigError("no LLM endpoint configured: add [[llm.endpoints]] to repodaily.toml or set LLM_MODEL")
+
+    async def check_all() -> list[Any]:
+        return [await check_endpoint(endpoint, environ=os.environ) for endpoint in config.llm.endpoints]
+
+    results = asyncio.run(check_all())
+    table = Table("endpoint", "model", "reachable", "auth", "model listed", "output mode", "latency", "problem")
+    for health in results:
+        mark = {True: "yes", False: "NO", None: "?"}
+        table.add_row(
+            health.name, health.model, mark[health.reachable], mark[health.authenticated], mark[health.model_listed],
+            health.output_mode or "-", f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
+            health.problem or "ok",
+        )
+    Console(width=max(_stderr.width, 120)).print(table)
+    sys.exit(EXIT_OK if all(h.ok for h in results) else EXIT_DEGRADED)
+
+
+@main.command()
 def schema() -> None:
     """Print the JSON Schema of the report format (`--format json`).
 

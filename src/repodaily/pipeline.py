@@ -353,6 +353,10 @@ class Pipeline:
                 "reports": sum(len(o.reports) for o in summary.outcomes),
                 "failed_repos": [o.repo for o in summary.failed_repos],
                 "degraded_commits": summary.degraded_commits,
+                **{
+                    key: sum(getattr(r.run, key) for o in summary.outcomes for r in o.reports)
+                    for key in ("calls", "prompt_tokens", "completion_tokens", "cached")
+                },
             },
         )
         await self.aclose()

@@ -209,6 +209,19 @@ class ChatClient:
             usage.seconds += elapsed
             self.usage.seconds += elapsed
 
+    async def list_models(self) -> list[str] | None:
+        """The model ids the endpoint lists, or None when it has no listing (HTTP 404)."""
+        with _foreign_errors(self.settings.name, self._redact):
+            response = await self._http.get(f"{self.settings.base_url}/models", timeout=self.settings.timeout_s)
+            if response.status_code == 404:
+                return None
+            self._check(response, asked_format=False)
+            data = response.json()
+        entries = data.get("data") if isinstance(data, dict) else None
+        if not isinstance(entries, list):
+            raise InvalidOutput(f"{self.settings.name}: the model list is not an OpenAI-style list")
+        return [str(entry.get("id")) for entry in entries if isinstance(entry, dict)]
+
     async def _attempts(self, body: dict[str, Any], tokens: int, timeout: float, usage: Usage) -> str:
         attempts = self.settings.max_retries + 1
         for attempt in range(attempts):
