@@ -17,6 +17,8 @@ demo: $(STAMP)
 	$(VENV)/bin/repodaily demo
 
 test: $(STAMP)
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/pytest
 
 bench: $(STAMP)

@@ -39,8 +39,18 @@ from repodaily.sources.git import GitRepository, collect_commits, open_repositor
 def _git_baseline(repo: GitRepository, since: str, until: str) -> int:
     """Plain git over the same first-parent window; returns bytes produced."""
     result = subprocess.run(
-        ["git", "--git-dir", str(repo.git_dir), "log", "-p", "--first-parent", "--no-color",
-         f"--since={since}", f"--until={until}", repo.branch],
+        [
+            "git",
+            "--git-dir",
+            str(repo.git_dir),
+            "log",
+            "-p",
+            "--first-parent",
+            "--no-color",
+            f"--since={since}",
+            f"--until={until}",
+            repo.branch,
+        ],
         capture_output=True,
         check=True,
     )
@@ -58,10 +68,18 @@ def _full(repo: GitRepository, days: list[date], tz: ZoneInfo, budget: int) -> i
     size = 0
     for day in days:
         day_commits = by_day.get(day, [])
-        analyses = {c.sha: analyzer.analyze_sync(build_input("vllm-project/vllm", c, budget_tokens=budget)) for c in day_commits}
+        analyses = {
+            c.sha: analyzer.analyze_sync(build_input("vllm-project/vllm", c, budget_tokens=budget)) for c in day_commits
+        }
         report = build_report(
-            repo="vllm-project/vllm", repo_url="https://github.com/vllm-project/vllm", day=day, timezone=tz.key,
-            language="zh", commits=day_commits, analyses=analyses, run=RunInfo(analyzer=analyzer.fingerprint),
+            repo="vllm-project/vllm",
+            repo_url="https://github.com/vllm-project/vllm",
+            day=day,
+            timezone=tz.key,
+            language="zh",
+            commits=day_commits,
+            analyses=analyses,
+            run=RunInfo(analyzer=analyzer.fingerprint),
         )
         size += len(render_markdown(report))
     return size
@@ -107,13 +125,27 @@ def main() -> int:
             k: statistics.median(a / b for a, b in zip(timings[k][1:], timings["git"][1:], strict=True))
             for k in ("collect", "full")
         }
-        rows.append({"days": span, "first": days[0].isoformat(), "last": last.isoformat(), "commits": commits, "median_s": medians, "ratio_to_git": ratios, "runs": args.runs})
+        rows.append(
+            {
+                "days": span,
+                "first": days[0].isoformat(),
+                "last": last.isoformat(),
+                "commits": commits,
+                "median_s": medians,
+                "ratio_to_git": ratios,
+                "runs": args.runs,
+            }
+        )
 
-    print(f"{'days':>4} {'commits':>7} {'git s':>8} {'collect s':>10} {'full s':>8} {'collect/git':>12} {'full/git':>9}")
+    print(
+        f"{'days':>4} {'commits':>7} {'git s':>8} {'collect s':>10} {'full s':>8} {'collect/git':>12} {'full/git':>9}"
+    )
     for row in rows:
         m, r = row["median_s"], row["ratio_to_git"]
-        print(f"{row['days']:>4} {row['commits']:>7} {m['git']:>8.3f} {m['collect']:>10.3f} {m['full']:>8.3f} "
-              f"{r['collect']:>12.2f} {r['full']:>9.2f}")
+        print(
+            f"{row['days']:>4} {row['commits']:>7} {m['git']:>8.3f} {m['collect']:>10.3f} {m['full']:>8.3f} "
+            f"{r['collect']:>12.2f} {r['full']:>9.2f}"
+        )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"repo": args.repo, "rows": rows}, indent=2) + "\n")

@@ -215,9 +215,7 @@ class LoopbackHttpServer:
     ) -> None:
         self.stop()
 
-    async def _respond(
-        self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Answer one request (or deliberately do not); `reader` is past the request's body."""
         raise NotImplementedError
 
@@ -268,7 +266,7 @@ class LoopbackHttpServer:
                 await write_json(writer, 400, openai_error(400, str(exc)))
             except (ConnectionError, asyncio.IncompleteReadError):
                 raise  # not a bug of ours, and there is no one to send a 500 to
-            except Exception as exc:  # noqa: BLE001 - show the server's own bug to the client, loudly
+            except Exception as exc:
                 await write_json(writer, 500, openai_error(500, f"{type(self).__name__} failed: {exc!r}"))
         except (ConnectionError, asyncio.IncompleteReadError):
             pass  # the client went away; nobody is left to answer
@@ -343,9 +341,7 @@ class EndpointSimulator(LoopbackHttpServer):
     async def _on_start(self) -> None:
         self._slots = asyncio.Semaphore(self.concurrency)
 
-    async def _respond(
-        self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         route = (request.method, request.path.split("?", 1)[0])
         if route == ("GET", "/v1/models"):
             model = {"id": SIMULATED_MODEL, "object": "model", "created": 0, "owned_by": "endpoint_simulator"}
@@ -409,9 +405,7 @@ def _main(argv: list[str] | None = None) -> None:
         "--reject", action="store_true", help="answer 429 with Retry-After beyond the concurrency instead of queueing"
     )
     args = parser.parse_args(argv)
-    simulator = EndpointSimulator(
-        args.latency, args.concurrency, reject_beyond_concurrency=args.reject, port=args.port
-    )
+    simulator = EndpointSimulator(args.latency, args.concurrency, reject_beyond_concurrency=args.reject, port=args.port)
     with simulator:
         print(f"endpoint simulator at {simulator.base_url} (model {SIMULATED_MODEL!r}); Ctrl-C stops it", flush=True)
         try:

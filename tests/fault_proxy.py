@@ -35,7 +35,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-
 from endpoint_simulator import (  # shares the loopback HTTP server of the bench simulator
     HttpRequest,
     LoopbackHttpServer,
@@ -206,9 +205,7 @@ class FaultProxy(LoopbackHttpServer):
         with self._lock:
             self._calls.append(call)
 
-    async def _respond(
-        self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         fault = self._next_fault(request)
         if fault.kind is FaultKind.http_status:
             assert fault.status is not None

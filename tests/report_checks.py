@@ -78,7 +78,9 @@ def heading_problems(tokens: list[Token]) -> list[str]:
             problems.append(f"line {heading.line}: h{heading.level} {heading.text!r} follows h{previous}")
         previous = heading.level
     problems += [
-        f"line {t.map[0] + 1 if t.map else 0}: setext heading" for t in tokens if t.type == "heading_open" and t.markup[0] != "#"
+        f"line {t.map[0] + 1 if t.map else 0}: setext heading"
+        for t in tokens
+        if t.type == "heading_open" and t.markup[0] != "#"
     ]
     return problems
 
@@ -95,7 +97,9 @@ def anchor_ids(tokens: list[Token]) -> list[str]:
 
 def html_problems(tokens: list[Token]) -> list[str]:
     """Raw HTML other than our commit anchors, ``<sub>`` and ``<br>`` means some text injected it."""
-    problems = [f"line {t.map[0] + 1 if t.map else 0}: HTML block {t.content!r}" for t in tokens if t.type == "html_block"]
+    problems = [
+        f"line {t.map[0] + 1 if t.map else 0}: HTML block {t.content!r}" for t in tokens if t.type == "html_block"
+    ]
     closings = 0
     for token in tokens:
         for child in token.children or []:
@@ -146,7 +150,9 @@ def _check_headings(tokens: list[Token], report: DailyReport) -> None:
     assert h2 == [report.repo], f"expected one h2 naming the repo, found {h2}"
     groups = len({c.analysis.importance for c in report.commits})
     fixed_sections = (3 + bool(report.highlights)) if report.commits else 0
-    assert found[3] == fixed_sections + groups, f"{found[3]} h3 headings, expected {fixed_sections} sections + {groups} groups"
+    assert found[3] == fixed_sections + groups, (
+        f"{found[3]} h3 headings, expected {fixed_sections} sections + {groups} groups"
+    )
     assert found[4] == len(report.commits), f"{found[4]} h4 headings for {len(report.commits)} commits"
     assert not found[5] and not found[6], "h5/h6 headings: some text produced a heading"
 
@@ -185,7 +191,9 @@ def _check_sections(tokens: list[Token], report: DailyReport) -> None:
         assert section.group == commit.analysis.importance, (
             f"commit {commit.short_sha} ({commit.analysis.importance}) is under the {section.group} group"
         )
-        assert section.headings == [4], f"commit {commit.short_sha}: section headings {section.headings}, expected one h4"
+        assert section.headings == [4], (
+            f"commit {commit.short_sha}: section headings {section.headings}, expected one h4"
+        )
         assert commit.short_sha in text, f"commit {commit.short_sha}: its section does not show the SHA"
         assert "<sub>" in text, f"commit {commit.short_sha}: no evidence line"
         if commit.analysis.status != AnalysisStatus.ok:

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
+from report_checks import check_report
 
 from repodaily.analyzers import Analyzer, register_analyzer
 from repodaily.cli import main
@@ -19,7 +20,6 @@ from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.demo.scenario import DEMO_DAY, build_demo_repo
 from repodaily.errors import ProviderError
 from repodaily.models import Analysis, AnalysisInput
-from report_checks import check_report
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -58,7 +58,15 @@ def _invoke(*args: str) -> tuple[int, str, str]:
 
 def _report_json(demo_repo: Path, *extra: str) -> dict:
     code, out, err = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", DEMO_DAY.isoformat(), "--format", "json", *extra
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--date",
+        DEMO_DAY.isoformat(),
+        "--format",
+        "json",
+        *extra,
     )
     assert code == 0, err
     return json.loads(out)
@@ -97,7 +105,9 @@ def test_demo_markdown_passes_the_structural_check(demo_repo, lang):
     from repodaily.models import DailyReport
 
     report = DailyReport.model_validate(_report_json(demo_repo, "--lang", lang))
-    code, markdown, err = _invoke("report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--lang", lang)
+    code, markdown, err = _invoke(
+        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--lang", lang
+    )
     assert code == 0, err
     check_report(markdown, report)
 
@@ -161,7 +171,16 @@ class _DiesAfterFive(Analyzer):
 
 
 def test_a_killed_run_resumes_without_redoing_finished_commits(demo_repo):
-    args = ("report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--analyzer", "test-dies-after-five")
+    args = (
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--date",
+        "2026-03-02",
+        "--analyzer",
+        "test-dies-after-five",
+    )
     with pytest.raises(_Killed):
         CliRunner().invoke(main, list(args), catch_exceptions=False)
     done_before = list(_DiesAfterFive.calls)
@@ -191,14 +210,29 @@ class _ProviderDown(Analyzer):
 
 def test_failed_analyses_fall_back_visibly_and_exit_1(demo_repo):
     code, markdown, err = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--analyzer", "test-provider-down"
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--date",
+        "2026-03-02",
+        "--analyzer",
+        "test-provider-down",
     )
     assert code == 1
     assert "⚠️" in markdown
     assert markdown.count("模型分析失败") >= len(DEMO_SUBJECTS)
     code, out, _ = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02",
-        "--analyzer", "test-provider-down", "--format", "json",
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--date",
+        "2026-03-02",
+        "--analyzer",
+        "test-provider-down",
+        "--format",
+        "json",
     )
     data = json.loads(out)
     assert data["stats"]["degraded"] == len(DEMO_SUBJECTS)
@@ -215,7 +249,7 @@ def test_run_writes_every_configured_repo_at_the_path_template(demo_repo, tmp_pa
     (tmp_path / "repodaily.toml").write_text(
         f"""
 [output]
-dir = "{tmp_path / 'out'}"
+dir = "{tmp_path / "out"}"
 formats = ["md", "json"]
 
 [[repos]]
@@ -224,7 +258,7 @@ path = "{demo_repo}"
 
 [[repos]]
 name = "demo-org/quiet"
-path = "{tmp_path / 'quiet'}"
+path = "{tmp_path / "quiet"}"
 """,
         encoding="utf-8",
     )
@@ -245,7 +279,11 @@ path = "{tmp_path / 'quiet'}"
         reports = db.execute("SELECT repo, day, commits FROM reports ORDER BY repo").fetchall()
     recorded = json.loads(summary)
     assert (recorded["reports"], recorded["failed_repos"], recorded["degraded_commits"]) == (2, [], 0)
-    assert (recorded["calls"], recorded["prompt_tokens"], recorded["cached"]) == (0, 0, 0)  # the heuristic asks no model
+    assert (recorded["calls"], recorded["prompt_tokens"], recorded["cached"]) == (
+        0,
+        0,
+        0,
+    )  # the heuristic asks no model
     assert reports == [("demo-org/inferno", "2026-03-02", 16), ("demo-org/quiet", "2026-03-02", 0)]
 
 
@@ -262,8 +300,15 @@ def _check_written(out_dir: Path) -> None:
 
 def test_dry_run_prints_and_writes_nothing(demo_repo, tmp_path):
     code, out, _ = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02",
-        "--output", str(tmp_path / "out"), "--dry-run",
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--date",
+        "2026-03-02",
+        "--output",
+        str(tmp_path / "out"),
+        "--dry-run",
     )
     assert code == 0
     assert "# would write" in out and "每日更新报告" in out
@@ -272,12 +317,29 @@ def test_dry_run_prints_and_writes_nothing(demo_repo, tmp_path):
 
 def test_range_writes_one_file_per_day(demo_repo, tmp_path):
     code, out, err = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno",
-        "--since", "2026-03-01", "--until", "2026-03-03", "--output", str(tmp_path / "o"), "--lang", "en",
-        "--format", "md", "--format", "json",
+        "report",
+        str(demo_repo),
+        "--name",
+        "demo-org/inferno",
+        "--since",
+        "2026-03-01",
+        "--until",
+        "2026-03-03",
+        "--output",
+        str(tmp_path / "o"),
+        "--lang",
+        "en",
+        "--format",
+        "md",
+        "--format",
+        "json",
     )
     assert code == 0, err
-    assert [Path(p).name for p in out.split() if p.endswith(".md")] == ["2026-03-01.md", "2026-03-02.md", "2026-03-03.md"]
+    assert [Path(p).name for p in out.split() if p.endswith(".md")] == [
+        "2026-03-01.md",
+        "2026-03-02.md",
+        "2026-03-03.md",
+    ]
     _check_written(tmp_path / "o")
     day_before = (tmp_path / "o/2026/demo-org/inferno/2026-03-01.md").read_text(encoding="utf-8")
     assert "[Perf] Cache the tokenizer" in day_before and "Tidy imports" in day_before
@@ -289,7 +351,9 @@ def test_url_is_mirrored_and_named_from_its_path(demo_repo, tmp_path):
     subprocess.run(["git", "clone", "-q", "--bare", str(demo_repo), str(remote)], check=True)
     config = tmp_path / "c.toml"
     config.write_text(f'cache_dir = "{tmp_path / "cache"}"\n', encoding="utf-8")
-    code, out, err = _invoke("report", f"file://{remote}", "--date", "2026-03-02", "--format", "json", "--config", str(config))
+    code, out, err = _invoke(
+        "report", f"file://{remote}", "--date", "2026-03-02", "--format", "json", "--config", str(config)
+    )
     assert code == 0, err
     data = json.loads(out)
     assert data["repo"] == "acme/widget"
@@ -319,7 +383,11 @@ def test_bad_input_gives_one_clear_line_exit_2_and_no_file(demo_repo, tmp_path, 
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
-    values = {"demo": str(demo_repo), "broken": str(tmp_path / "broken.toml"), "badcache": str(tmp_path / "badcache.toml")}
+    values = {
+        "demo": str(demo_repo),
+        "broken": str(tmp_path / "broken.toml"),
+        "badcache": str(tmp_path / "badcache.toml"),
+    }
     out_dir = tmp_path / "out"
     argv = [a.format(**values) for a in args] + ["--output", str(out_dir)]
     code, out, err = _invoke(*argv)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -220,7 +220,7 @@ def test_a_path_no_rule_matches_is_source():
 
 # --------------------------------------------------------------------------- budget
 
-_WHEN = datetime(2026, 2, 9, 10, 30, tzinfo=timezone.utc)
+_WHEN = datetime(2026, 2, 9, 10, 30, tzinfo=UTC)
 
 
 def _patch(lines: int, *, hunks: int = 1, stem: str = "value") -> str:

@@ -96,8 +96,14 @@ def test_preset_teaches_the_repositorys_own_tags() -> None:
             "total_deletions": 1,
             "receipt": {"budget_tokens": 6000, "tokens_sent": 0},
             "files": [
-                {"path": "vllm/v1/spec_decode/eagle.py", "status": "modified", "category": "source",
-                 "additions": 4, "deletions": 1, "coverage": "full"}
+                {
+                    "path": "vllm/v1/spec_decode/eagle.py",
+                    "status": "modified",
+                    "category": "source",
+                    "additions": 4,
+                    "deletions": 1,
+                    "coverage": "full",
+                }
             ],
         }
     )

@@ -90,7 +90,11 @@ def test_revert_points_at_the_reverted_commit_by_sha_and_by_title():
 
 
 def test_series_parts_of_the_same_day_are_tied_together_in_order():
-    parts = [_commit(1, "[XPU][2/N] add kernel (#2)"), _commit(2, "[XPU][1/N] add op (#1)"), _commit(3, "[CPU][1/3] lone")]
+    parts = [
+        _commit(1, "[XPU][2/N] add kernel (#2)"),
+        _commit(2, "[XPU][1/N] add op (#1)"),
+        _commit(3, "[CPU][1/3] lone"),
+    ]
     report = _report(parts, {c.sha: _analysis(Importance.low) for c in parts})
     (series,) = [link for link in report.links if link.kind == "series"]
     assert series.shas == [parts[1].sha, parts[0].sha]

@@ -9,10 +9,9 @@ import time
 
 import httpx
 import pytest
+from endpoint_simulator import EndpointSimulator
 
 from repodaily.models import Analysis
-
-from endpoint_simulator import EndpointSimulator
 
 # What the pipeline, not the model, fills in an Analysis.
 _PIPELINE_FIELDS = {"coverage", "analyzer", "model", "usage", "status", "note"}

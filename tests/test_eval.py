@@ -115,7 +115,9 @@ def _label(sha: str, type_: ChangeType, importance: Importance, **fields: object
     return GoldLabel(sha=sha, date="2026-03-02", type=type_, importance=importance, **{**base, **fields})
 
 
-def _analysis(type_: ChangeType, importance: Importance, files: dict[str, Coverage] | None = None, **flags: bool) -> Analysis:
+def _analysis(
+    type_: ChangeType, importance: Importance, files: dict[str, Coverage] | None = None, **flags: bool
+) -> Analysis:
     receipt = CoverageReceipt(
         budget_tokens=100,
         tokens_sent=10,
@@ -124,7 +126,9 @@ def _analysis(type_: ChangeType, importance: Importance, files: dict[str, Covera
             for path, coverage in (files or {}).items()
         ],
     )
-    return Analysis(type=type_, importance=importance, flags=Flags(**flags), one_line="x", coverage=receipt, analyzer="hand")
+    return Analysis(
+        type=type_, importance=importance, flags=Flags(**flags), one_line="x", coverage=receipt, analyzer="hand"
+    )
 
 
 def _judged(label: GoldLabel, analysis: Analysis) -> JudgedCommit:
@@ -238,26 +242,57 @@ def _labels(shas: dict[str, str]) -> list[dict]:
     return [
         {
             # Deliberately wrong: a docs typo fix labelled as a high-importance bug fix.
-            "sha": shas["docs"], "date": "2026-03-02", "title": "[Doc] Fix typo", "type": "fix", "importance": "high",
-            "security": False, "breaking": False, "user_facing": False, "key_paths": ["docs/quickstart.md"],
-            "confidence": "unsure", "reason": "extra keys are ignored",
+            "sha": shas["docs"],
+            "date": "2026-03-02",
+            "title": "[Doc] Fix typo",
+            "type": "fix",
+            "importance": "high",
+            "security": False,
+            "breaking": False,
+            "user_facing": False,
+            "key_paths": ["docs/quickstart.md"],
+            "confidence": "unsure",
+            "reason": "extra keys are ignored",
         },
         {
-            "sha": shas["test"][:10], "date": "2026-03-02", "type": "test", "importance": "low",
-            "security": False, "breaking": False, "user_facing": False, "key_paths": ["tests/test_scheduler.py"],
+            "sha": shas["test"][:10],
+            "date": "2026-03-02",
+            "type": "test",
+            "importance": "low",
+            "security": False,
+            "breaking": False,
+            "user_facing": False,
+            "key_paths": ["tests/test_scheduler.py"],
         },
         {
-            "sha": shas["security"], "date": "2026-03-02", "type": "fix", "importance": "high",
-            "security": True, "breaking": False, "user_facing": True,
-            "key_paths": ["inferno/ipc.py", "inferno/wire.py"], "confidence": "sure",
+            "sha": shas["security"],
+            "date": "2026-03-02",
+            "type": "fix",
+            "importance": "high",
+            "security": True,
+            "breaking": False,
+            "user_facing": True,
+            "key_paths": ["inferno/ipc.py", "inferno/wire.py"],
+            "confidence": "sure",
         },
         {
-            "sha": shas["breaking"], "date": "2026-03-03", "type": "feat", "importance": "high",
-            "security": False, "breaking": True, "user_facing": True, "key_paths": ["inferno/cli.py", "uv.lock"],
+            "sha": shas["breaking"],
+            "date": "2026-03-03",
+            "type": "feat",
+            "importance": "high",
+            "security": False,
+            "breaking": True,
+            "user_facing": True,
+            "key_paths": ["inferno/cli.py", "uv.lock"],
         },
         {
-            "sha": _MISSING_SHA, "date": "2026-03-03", "type": "fix", "importance": "low",
-            "security": False, "breaking": False, "user_facing": False,
+            "sha": _MISSING_SHA,
+            "date": "2026-03-03",
+            "type": "fix",
+            "importance": "low",
+            "security": False,
+            "breaking": False,
+            "user_facing": False,
         },
     ]
 
@@ -292,7 +327,9 @@ def test_eval_prints_the_figures_of_a_partly_wrong_labelled_set(labelled_repo, t
     assert _row(out, "breaking precision") == ["breaking precision", "1.000", "1/1 predicted positives right"]
     assert _row(out, "user_facing accuracy") == ["user_facing accuracy", "1.000", "4/4"]
     assert _row(out, "key paths read") == [
-        "key paths read", "0.667", "4/6 full or clipped (full 4, clipped 0, stats only 1, absent 1)"
+        "key paths read",
+        "0.667",
+        "4/6 full or clipped (full 4, clipped 0, stats only 1, absent 1)",
     ]
     assert "1 labelled SHA(s) not found on main (first parent) between 2026-03-02 and 2026-03-03" in out
     assert _MISSING_SHA in out
@@ -364,7 +401,9 @@ def test_eval_analyses_are_the_ones_reports_show(labelled_repo, tmp_path):
     labels_file = tmp_path / "labels.json"
     labels_file.write_text(json.dumps(_labels(shas)), encoding="utf-8")
     assert _eval(repo, labels_file)[0] == 0
-    code, out, err = _invoke("report", str(repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--format", "json")
+    code, out, err = _invoke(
+        "report", str(repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--format", "json"
+    )
     assert code == 0, err
     report = json.loads(out)
     # The three labelled commits of the day were analysed by eval and served to the report from the cache;
@@ -394,15 +433,24 @@ def test_eval_over_fallback_analyses_says_so_and_exits_1(labelled_repo, tmp_path
     repo, shas = labelled_repo
     labels_file = tmp_path / "labels.json"
     labels_file.write_text(json.dumps(_labels(shas)), encoding="utf-8")
-    code, out, _ = _eval(repo, labels_file, "--analyzer", "test-eval-endpoint-down", "--json", str(tmp_path / "out.json"))
+    code, out, _ = _eval(
+        repo, labels_file, "--analyzer", "test-eval-endpoint-down", "--json", str(tmp_path / "out.json")
+    )
     assert code == 1
     assert "4 analysis(es) fell back or failed" in out
     data = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert (data["analyzer"], data["degraded"], data["scores"]["scored"]) == ("test-eval-endpoint-down/1", 4, 4)
 
 
-_GOOD = {"sha": "abcdef1", "date": "2026-03-02", "type": "fix", "importance": "low",
-         "security": False, "breaking": False, "user_facing": False}
+_GOOD = {
+    "sha": "abcdef1",
+    "date": "2026-03-02",
+    "type": "fix",
+    "importance": "low",
+    "security": False,
+    "breaking": False,
+    "user_facing": False,
+}
 
 
 @pytest.mark.parametrize(
@@ -410,17 +458,26 @@ _GOOD = {"sha": "abcdef1", "date": "2026-03-02", "type": "fix", "importance": "l
     [
         ("bad.json", json.dumps([_GOOD, {**_GOOD, "sha": "abcdef2", "importance": "urgent"}]), "entry 1: importance"),
         ("bad.jsonl", json.dumps(_GOOD) + '\n\n{"sha": "abcdef2", "date": \n', "entry 1 (line 3): not valid JSON"),
-        ("missing.json", json.dumps([{"sha": "abcdef1", "date": "2026-03-02", "type": "fix"}]), "entry 0: importance: Field required"),
+        (
+            "missing.json",
+            json.dumps([{"sha": "abcdef1", "date": "2026-03-02", "type": "fix"}]),
+            "entry 0: importance: Field required",
+        ),
         ("notsha.json", json.dumps([{**_GOOD, "sha": "xyz"}]), "entry 0: sha"),
         ("baddate.json", json.dumps([{**_GOOD, "date": "2026-02-30"}]), "entry 0: date"),
-        ("twice.jsonl", json.dumps({**_GOOD, "sha": "ABCDEF1"}) + "\n" + json.dumps({**_GOOD, "type": "docs"}),
-         "entry 1 (line 2): sha abcdef1 is already labelled in entry 0 (line 1)"),
+        (
+            "twice.jsonl",
+            json.dumps({**_GOOD, "sha": "ABCDEF1"}) + "\n" + json.dumps({**_GOOD, "type": "docs"}),
+            "entry 1 (line 2): sha abcdef1 is already labelled in entry 0 (line 1)",
+        ),
         ("scalar.json", "[1]", "entry 0: expected an object"),
         ("broken.json", "[{", "not valid JSON"),
         ("empty.json", "[]", "no labels"),
     ],
 )
-def test_malformed_labels_give_one_line_naming_file_and_entry_and_exit_2(labelled_repo, tmp_path, name, content, fragment):
+def test_malformed_labels_give_one_line_naming_file_and_entry_and_exit_2(
+    labelled_repo, tmp_path, name, content, fragment
+):
     repo, _ = labelled_repo
     labels_file = tmp_path / name
     labels_file.write_text(content, encoding="utf-8")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-
+from endpoint_simulator import EndpointSimulator
 from fault_proxy import (
     INVALID_JSON,
     NOT_JSON_CONTENT,
@@ -21,8 +21,6 @@ from fault_proxy import (
     http_status,
     stall,
 )
-
-from endpoint_simulator import EndpointSimulator
 
 _VERDICT = {"type": "feat", "importance": "high", "one_line": "adds a cache for parsed configs"}
 _REQUEST = {
@@ -85,7 +83,12 @@ def test_plan_is_consumed_in_order_and_429_carries_retry_after(
     assert statuses[0].headers["retry-after-ms"] == "2000"
     assert statuses[0].json()["error"]["code"] == "rate_limit_exceeded"
     assert len(upstream.requests) == 2
-    assert [call.fault.kind for call in proxy.chat_calls] == ["http_status", "http_status", "passthrough", "passthrough"]
+    assert [call.fault.kind for call in proxy.chat_calls] == [
+        "http_status",
+        "http_status",
+        "passthrough",
+        "passthrough",
+    ]
 
 
 def test_always_applies_once_the_plan_is_used_up_and_clear_restores_passthrough(

@@ -22,7 +22,7 @@ from llm_server import LLMServer
 from repodaily.analyzers.llm import EndpointSettings, LLMAnalyzer, LLMSettings, OutputMode
 from repodaily.context.budget import build_input
 from repodaily.demo.repo_builder import RepoBuilder
-from repodaily.models import Usage, Analysis, AnalysisInput, AnalysisStatus, ChangeType, Commit, Highlight, Importance
+from repodaily.models import Analysis, AnalysisInput, AnalysisStatus, ChangeType, Commit, Highlight, Importance, Usage
 from repodaily.sources.git import collect_commits, open_repository
 
 pytestmark = pytest.mark.llm

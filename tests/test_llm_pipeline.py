@@ -14,12 +14,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
-
 from fault_proxy import INVALID_JSON, PASSTHROUGH, RESET, TRUNCATE, WRONG_SCHEMA, FaultProxy, http_status, stall
+from report_checks import check_report
+
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import DailyReport
-from report_checks import check_report
 
 pytestmark = pytest.mark.llm
 

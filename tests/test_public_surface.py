@@ -19,7 +19,11 @@ def test_all_is_sorted_and_every_name_exists():
 
 
 def test_every_public_name_of_the_package_is_in_all():
-    public = {name for name in vars(repodaily) if not name.startswith("_") and not isinstance(getattr(repodaily, name), type(repodaily))}
+    public = {
+        name
+        for name in vars(repodaily)
+        if not name.startswith("_") and not isinstance(getattr(repodaily, name), type(repodaily))
+    }
     assert public - set(repodaily.__all__) == set()
 
 
@@ -66,5 +70,15 @@ def test_schema_command_prints_the_report_format():
     schema = json.loads(result.stdout)
     assert {"schema_version", "repo", "date", "timezone", "commits", "stats"} <= set(schema["properties"])
     analysis = schema["$defs"]["Analysis"]["properties"]
-    assert {"type", "secondary_types", "importance", "importance_reason", "flags", "summary", "one_line",
-            "coverage", "analyzer", "status"} <= set(analysis)
+    assert {
+        "type",
+        "secondary_types",
+        "importance",
+        "importance_reason",
+        "flags",
+        "summary",
+        "one_line",
+        "coverage",
+        "analyzer",
+        "status",
+    } <= set(analysis)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from report_checks import check_report
 
 from repodaily.cli import main
 from repodaily.models import DailyReport
-from report_checks import check_report
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "argus-vllm-2026-02-09.md"
 VLLM = os.environ.get("REPODAILY_VLLM_REPO")

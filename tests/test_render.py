@@ -7,10 +7,11 @@ import hashlib
 import json
 import re
 from collections import Counter
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from report_checks import check_report, heading_problems, headings, link_problems, parse, rendered_text
 
 from repodaily.errors import RenderError
 from repodaily.models import (
@@ -30,7 +31,6 @@ from repodaily.models import (
     Stats,
 )
 from repodaily.render import github_slug, render_json, render_markdown
-from report_checks import check_report, heading_problems, headings, link_problems, parse, rendered_text
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "argus-vllm-2026-02-09.md"
 SHANGHAI = timezone(timedelta(hours=8))
@@ -76,7 +76,7 @@ def _commit(seed: str, minute: int, analysis: Analysis, **fields: object) -> Rep
         sha=sha,
         short_sha=sha[:7],
         url=f"https://github.com/acme/widget/commit/{sha}",
-        committed_at=datetime(2026, 2, 9, 12, minute, 0, tzinfo=timezone.utc),
+        committed_at=datetime(2026, 2, 9, 12, minute, 0, tzinfo=UTC),
         author="Ada Lovelace",
         subject=subject,
         message_lines=[subject],
@@ -106,8 +106,15 @@ def _report(commits: list[ReportCommit], **fields: object) -> DailyReport:
             degraded=degraded,
             by_type=dict(Counter(c.analysis.type.value for c in commits).most_common()),
         ),
-        run=RunInfo(analyzer="heuristic/1", prompt_version="v1", calls=3, prompt_tokens=9812, completion_tokens=1240,
-                    seconds=6.1, degraded=degraded),
+        run=RunInfo(
+            analyzer="heuristic/1",
+            prompt_version="v1",
+            calls=3,
+            prompt_tokens=9812,
+            completion_tokens=1240,
+            seconds=6.1,
+            degraded=degraded,
+        ),
     )
     values.update(fields)
     return DailyReport.model_validate(values)
@@ -118,8 +125,11 @@ def _three_commits() -> list[ReportCommit]:
     return [
         _commit("medium", 50, _analysis("medium")),
         _commit("high", 40, _analysis("high", secondary_types=["test"], flags=Flags(security=True, breaking=True))),
-        _commit("low", 30, _analysis("low", type="refactor", summary=[], impact_scope=[], insights=[], risks=[],
-                                     recommendations=[])),
+        _commit(
+            "low",
+            30,
+            _analysis("low", type="refactor", summary=[], impact_scope=[], insights=[], risks=[], recommendations=[]),
+        ),
     ]
 
 
@@ -150,9 +160,19 @@ def test_report_passes_the_structural_check(language: str):
 
 def test_layout_follows_the_target_order_in_chinese():
     markdown = render_markdown(_day("zh"))
-    order = ["# 每日更新报告（2026-02-09）", "## acme/widget", "> 时区 Asia/Shanghai · 3 个提交", "### 📌 今日要点",
-             "### 📜 提交列表", "### 📊 统计摘要", "### 📋 目录", "### 🔴 高重要度变更 (1)", "### 🟡 中重要度变更 (1)",
-             "### 🟢 低重要度变更 (1)", "<sub>repodaily · 分析器 `heuristic/1` · 提示词 v1 · 3 次调用"]
+    order = [
+        "# 每日更新报告（2026-02-09）",
+        "## acme/widget",
+        "> 时区 Asia/Shanghai · 3 个提交",
+        "### 📌 今日要点",
+        "### 📜 提交列表",
+        "### 📊 统计摘要",
+        "### 📋 目录",
+        "### 🔴 高重要度变更 (1)",
+        "### 🟡 中重要度变更 (1)",
+        "### 🟢 低重要度变更 (1)",
+        "<sub>repodaily · 分析器 `heuristic/1` · 提示词 v1 · 3 次调用",
+    ]
     positions = [markdown.index(marker) for marker in order]
     assert positions == sorted(positions)
     assert "> 本日共 3 个提交 | 🔴高 1 | 🟡中 1 | 🟢低 1\n" in markdown
@@ -218,20 +238,24 @@ def test_depth_follows_importance():
 
 
 def test_evidence_line_counts_files_and_names_three_clipped():
-    analysis = _analysis("high", coverage=_receipt(full=6, clipped=("a/b/one.py", "two.py", "three.py", "four.py"),
-                                                   stats_only=3))
+    analysis = _analysis(
+        "high", coverage=_receipt(full=6, clipped=("a/b/one.py", "two.py", "three.py", "four.py"), stats_only=3)
+    )
     report = _report([_commit("x", 1, analysis)])
     markdown = render_markdown(report)
-    assert ("<sub>📎 分析依据：6 个文件全文 · 4 个文件节选（`one.py`、`two.py`、`three.py`等） · 3 个文件仅统计</sub>"
-            in markdown)
+    assert (
+        "<sub>📎 分析依据：6 个文件全文 · 4 个文件节选（`one.py`、`two.py`、`three.py`等） · 3 个文件仅统计</sub>"
+        in markdown
+    )
     empty = _report([_commit("y", 1, _analysis("low", coverage=_receipt(full=0, stats_only=0)))], language="en")
     assert "<sub>📎 Based on: no file changes</sub>" in render_markdown(empty)
 
 
 def test_degraded_analysis_is_marked_and_bannered():
     commits = _three_commits()
-    commits[0] = commits[0].model_copy(update={"analysis": _analysis(
-        "medium", status=AnalysisStatus.fallback, note="provider timed out twice")})
+    commits[0] = commits[0].model_copy(
+        update={"analysis": _analysis("medium", status=AnalysisStatus.fallback, note="provider timed out twice")}
+    )
     report = _report(commits)
     markdown = render_markdown(report)
     check_report(markdown, report)
@@ -239,7 +263,8 @@ def test_degraded_analysis_is_marked_and_bannered():
     assert "| ⚠️降级 1\n" in markdown
     assert "> ⚠️ 模型分析失败，以下为启发式分析：provider timed out twice\n" in _section(markdown, commits[0])
     assert "⚠️ Model analysis failed; heuristic analysis shown: provider timed out twice" in render_markdown(
-        report.model_copy(update={"language": "en"}))
+        report.model_copy(update={"language": "en"})
+    )
 
 
 def test_non_utf8_commit_gets_a_note():
@@ -268,10 +293,20 @@ def _table_lines(markdown: str) -> list[str]:
 
 
 def test_table_rows_are_byte_exact():
-    lines = ["fix: a | b  with  double  spaces", "second line keeps `x | y` and <b>bold</b> and `<T>`",
-             "Signed-off-by lines are already gone"]
-    commit = _commit("table", 7, _analysis("low"), author="张三 | Zhang", subject=lines[0], message_lines=lines,
-                     committed_at=datetime(2026, 2, 9, 23, 59, 59, tzinfo=SHANGHAI))
+    lines = [
+        "fix: a | b  with  double  spaces",
+        "second line keeps `x | y` and <b>bold</b> and `<T>`",
+        "Signed-off-by lines are already gone",
+    ]
+    commit = _commit(
+        "table",
+        7,
+        _analysis("low"),
+        author="张三 | Zhang",
+        subject=lines[0],
+        message_lines=lines,
+        committed_at=datetime(2026, 2, 9, 23, 59, 59, tzinfo=SHANGHAI),
+    )
     markdown = render_markdown(_report([commit]))
     assert _table_lines(markdown)[2] == (
         "| 2026-02-09 23:59:59 | 张三 \\| Zhang | fix: a \\| b  with  double  spaces<br>"
@@ -286,9 +321,18 @@ def test_reference_table_renders_byte_identical():
     for index, row in enumerate(expected[2:]):
         shown, author, message = (cell.strip() for cell in re.split(r"(?<!\\)\|", row)[1:-1])
         lines = [line.replace("\\|", "|") for line in message.split("<br>")]
-        committed = datetime.strptime(shown, "%Y-%m-%d %H:%M:%S").replace(tzinfo=SHANGHAI).astimezone(timezone.utc)
-        commits.append(_commit(f"ref{index}", 0, _analysis("low"), author=author, subject=lines[0],
-                               message_lines=lines, committed_at=committed))
+        committed = datetime.strptime(shown, "%Y-%m-%d %H:%M:%S").replace(tzinfo=SHANGHAI).astimezone(UTC)
+        commits.append(
+            _commit(
+                f"ref{index}",
+                0,
+                _analysis("low"),
+                author=author,
+                subject=lines[0],
+                message_lines=lines,
+                committed_at=committed,
+            )
+        )
     assert _table_lines(render_markdown(_report(commits))) == expected
 
 
@@ -323,27 +367,38 @@ def test_injected_text_adds_no_heading_html_or_link(payload: str):
         status=AnalysisStatus.failed,
         note=payload,
     )
-    commits[1] = commits[1].model_copy(update={
-        "analysis": hostile, "subject": payload, "author": payload, "message_lines": payload.split("\n")})
+    commits[1] = commits[1].model_copy(
+        update={"analysis": hostile, "subject": payload, "author": payload, "message_lines": payload.split("\n")}
+    )
     commits[2] = commits[2].model_copy(update={"analysis": _analysis("low", one_line=payload, type="docs")})
-    report = _report(commits, highlights=[Highlight(text=payload, shas=[commits[1].sha])],
-                     links=[DayLink(kind="series", label=payload, shas=[c.sha for c in commits])])
+    report = _report(
+        commits,
+        highlights=[Highlight(text=payload, shas=[commits[1].sha])],
+        links=[DayLink(kind="series", label=payload, shas=[c.sha for c in commits])],
+    )
     for language in ("zh", "en"):
         markdown = render_markdown(report.model_copy(update={"language": language}))
         check_report(markdown, report.model_copy(update={"language": language}))
         assert "<script>" not in markdown and "<h1>" not in markdown
-        links = [child.attrs["href"] for token in parse(markdown) for child in token.children or []
-                 if child.type == "link_open"]
+        links = [
+            child.attrs["href"]
+            for token in parse(markdown)
+            for child in token.children or []
+            if child.type == "link_open"
+        ]
         assert not [href for href in links if "javascript" in str(href)]
 
 
-@pytest.mark.parametrize(("subject", "shown"), [
-    ("Fix __init__ and *args in [Bugfix] path\\to (#1)", "Fix __init__ and *args in [Bugfix] path\\to (#1)"),
-    ("`code` with ``double `tick` spans`` and a lone ` tick", "code with double `tick` spans and a lone ` tick"),
-    ("1. looks like a list # and ends with #", "1. looks like a list # and ends with #"),
-    ("&amp; &lt;b&gt; entities stay text", "&amp; &lt;b&gt; entities stay text"),
-    ("  spaced   out  ", "spaced   out"),
-])
+@pytest.mark.parametrize(
+    ("subject", "shown"),
+    [
+        ("Fix __init__ and *args in [Bugfix] path\\to (#1)", "Fix __init__ and *args in [Bugfix] path\\to (#1)"),
+        ("`code` with ``double `tick` spans`` and a lone ` tick", "code with double `tick` spans and a lone ` tick"),
+        ("1. looks like a list # and ends with #", "1. looks like a list # and ends with #"),
+        ("&amp; &lt;b&gt; entities stay text", "&amp; &lt;b&gt; entities stay text"),
+        ("  spaced   out  ", "spaced   out"),
+    ],
+)
 def test_commit_heading_shows_the_subject_literally(subject: str, shown: str):
     report = _report([_commit("s", 1, _analysis("medium"), subject=subject, message_lines=[subject])])
     markdown = render_markdown(report)
@@ -379,16 +434,19 @@ def test_user_template_extends_the_default(tmp_path: Path):
 
 
 def test_user_partial_overrides_commit_sections(tmp_path: Path):
-    (tmp_path / "commit.md.j2").write_text("<a id=\"{{ c|anchor }}\"></a>\n#### {{ c.short_sha }}\n\n")
+    (tmp_path / "commit.md.j2").write_text('<a id="{{ c|anchor }}"></a>\n#### {{ c.short_sha }}\n\n')
     report = _day()
     markdown = render_markdown(report, templates_dir=tmp_path)
     assert f"#### {report.commits[0].short_sha}\n" in markdown and "📋 变更摘要" not in markdown
 
 
-@pytest.mark.parametrize(("source", "line"), [
-    ("# ok\n\n{{ report.no_such_field }}\n", 3),
-    ("# ok\n{% if %}\n", 2),
-])
+@pytest.mark.parametrize(
+    ("source", "line"),
+    [
+        ("# ok\n\n{{ report.no_such_field }}\n", 3),
+        ("# ok\n{% if %}\n", 2),
+    ],
+)
 def test_template_errors_raise_render_error_with_name_and_line(tmp_path: Path, source: str, line: int):
     (tmp_path / "report.md.j2").write_text(source)
     with pytest.raises(RenderError, match=rf"report\.md\.j2, line {line}: "):
@@ -414,8 +472,18 @@ def test_json_round_trips_with_the_documented_keys():
     assert {"schema_version", "repo", "date", "timezone", "commits", "stats"} <= data.keys()
     commit = data["commits"][0]
     assert {"sha", "committed_at", "author", "subject", "analysis"} <= commit.keys()
-    assert {"type", "secondary_types", "importance", "importance_reason", "flags", "summary", "one_line", "coverage",
-            "analyzer", "status"} <= commit["analysis"].keys()
+    assert {
+        "type",
+        "secondary_types",
+        "importance",
+        "importance_reason",
+        "flags",
+        "summary",
+        "one_line",
+        "coverage",
+        "analyzer",
+        "status",
+    } <= commit["analysis"].keys()
     assert set(commit["analysis"]["flags"]) == {"security", "breaking", "user_facing"}
     assert render_json(report) == text
 
@@ -428,30 +496,41 @@ def test_json_keeps_non_ascii_as_utf8():
 # --------------------------------------------------------------------------- anchors
 
 
-@pytest.mark.parametrize(("text", "slug"), [
-    ("🔴 高重要度变更 (2)", "-高重要度变更-2"),
-    ("Hello, World!", "hello-world"),
-    ("📊 统计摘要", "-统计摘要"),
-    ("vllm-project/vllm", "vllm-projectvllm"),
-    ("[UX] Add --language-model-only for hybrid models (#34120)", "ux-add---language-model-only-for-hybrid-models-34120"),
-    ("heading with an _ underscore", "heading-with-an-_-underscore"),
-    ("exchange.bind_headers(exchange, routing [, bindCallback])", "exchangebind_headersexchange-routing--bindcallback"),
-    ("😄-😄 unicode emoji", "--unicode-emoji"),
-    ("Привет non-latin 你好", "привет-non-latin-你好"),
-    ("apostrophe’s should be trimmed", "apostrophes-should-be-trimmed"),
-    ("en–dash", "endash"),
-    (" a ", "-a-"),
-    ("a\tb", "ab"),
-    ("Ⓖ and ½", "ⓖ-and-"),
-])
+@pytest.mark.parametrize(
+    ("text", "slug"),
+    [
+        ("🔴 高重要度变更 (2)", "-高重要度变更-2"),
+        ("Hello, World!", "hello-world"),
+        ("📊 统计摘要", "-统计摘要"),
+        ("vllm-project/vllm", "vllm-projectvllm"),
+        (
+            "[UX] Add --language-model-only for hybrid models (#34120)",
+            "ux-add---language-model-only-for-hybrid-models-34120",
+        ),
+        ("heading with an _ underscore", "heading-with-an-_-underscore"),
+        (
+            "exchange.bind_headers(exchange, routing [, bindCallback])",
+            "exchangebind_headersexchange-routing--bindcallback",
+        ),
+        ("😄-😄 unicode emoji", "--unicode-emoji"),
+        ("Привет non-latin 你好", "привет-non-latin-你好"),
+        ("apostrophe’s should be trimmed", "apostrophes-should-be-trimmed"),
+        ("en–dash", "endash"),
+        (" a ", "-a-"),
+        ("a\tb", "ab"),
+        ("Ⓖ and ½", "ⓖ-and-"),
+    ],
+)
 def test_github_slug_matches_github(text: str, slug: str):
     assert github_slug(text) == slug
 
 
 def test_github_slug_numbers_duplicates_like_github():
     seen: dict[str, int] = {}
-    slugs = [github_slug(text, seen) for text in ("echo", "echo", "echo 1", "echo-1", "echo", "foxtrot-1", "foxtrot",
-                                                  "foxtrot")]
+    slugs = [
+        github_slug(text, seen)
+        for text in ("echo", "echo", "echo 1", "echo-1", "echo", "foxtrot-1", "foxtrot", "foxtrot")
+    ]
     assert slugs == ["echo", "echo-1", "echo-1-1", "echo-1-2", "echo-2", "foxtrot-1", "foxtrot", "foxtrot-2"]
 
 

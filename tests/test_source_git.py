@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -27,7 +27,7 @@ def at(text: str) -> datetime:
 
 def inside(hour: int, minute: int = 0) -> datetime:
     """A moment of the report day, stored as UTC the way many pushes are."""
-    return datetime(2026, 2, 9, hour, minute, tzinfo=SHANGHAI).astimezone(timezone.utc)
+    return datetime(2026, 2, 9, hour, minute, tzinfo=SHANGHAI).astimezone(UTC)
 
 
 def collect(repo: GitRepository, **kwargs: int) -> list[Commit]:
@@ -298,7 +298,15 @@ def test_non_utf8_message_and_author_are_replaced_and_reported(builder: RepoBuil
 
 def test_declared_message_encoding_is_reencoded_by_git(builder: RepoBuilder, cache: Path) -> None:
     builder.git("config", "i18n.commitEncoding", "ISO-8859-1")
-    builder.git("commit", "-q", "--allow-empty", "-F", "-", input=b"Fix caf\xe9 parser", env={"GIT_COMMITTER_DATE": inside(9).isoformat()})
+    builder.git(
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-F",
+        "-",
+        input=b"Fix caf\xe9 parser",
+        env={"GIT_COMMITTER_DATE": inside(9).isoformat()},
+    )
 
     commit = collect(open_local(builder, cache))[0]
 
@@ -323,7 +331,9 @@ def test_non_utf8_path_and_patch_are_replaced_and_reported(builder: RepoBuilder,
 
 def test_missing_blobs_are_listed_and_the_rest_still_read(builder: RepoBuilder, cache: Path) -> None:
     big = builder.commit(
-        "Add a diagram", when=inside(9), files={"docs/diagram.png": b"\x89PNG" + bytes(range(256)) * 40, "docs/a.md": "a\n"}
+        "Add a diagram",
+        when=inside(9),
+        files={"docs/diagram.png": b"\x89PNG" + bytes(range(256)) * 40, "docs/a.md": "a\n"},
     )
     later = builder.commit("Later work", when=inside(10), files={"docs/a.md": "a\nb\n"})
     blob = builder.git("rev-parse", f"{big}:docs/diagram.png")

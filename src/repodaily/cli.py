@@ -109,12 +109,17 @@ def _report_options(command: F) -> F:
         click.option("--analyzer", metavar="NAME", help="Analyzer to use (default from config: heuristic)."),
         click.option("--timezone", "tz", metavar="IANA", help="Timezone that cuts the day (default Asia/Shanghai)."),
         click.option(
-            "--format", "formats", type=click.Choice(["md", "json"]), multiple=True,
+            "--format",
+            "formats",
+            type=click.Choice(["md", "json"]),
+            multiple=True,
             help="Output format; repeat for both (default from config: md).",
         ),
         click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
         click.option("--dry-run", is_flag=True, help="Print what would be written instead of writing it."),
-        click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."),
+        click.option(
+            "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+        ),
     ]
     for option in reversed(options):
         command = option(command)
@@ -185,11 +190,15 @@ def main(verbose: int) -> None:
 
 @main.command()
 @click.argument("location", metavar="PATH_OR_URL")
-@click.option("--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin).")
+@click.option(
+    "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
+)
 @click.option("--branch", metavar="BRANCH", help="Branch to read (default: the default branch).")
 @_report_options
 @_exits_cleanly
-def report(location: str, name: str | None, branch: str | None, config_path: str | None, dry_run: bool, **flags: Any) -> None:
+def report(
+    location: str, name: str | None, branch: str | None, config_path: str | None, dry_run: bool, **flags: Any
+) -> None:
     """Report on one repository for one day or a range.
 
     PATH_OR_URL is a local clone or a git URL (mirrored under the cache
@@ -210,7 +219,9 @@ def report(location: str, name: str | None, branch: str | None, config_path: str
 
 
 @main.command()
-@click.option("--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository (repeatable).")
+@click.option(
+    "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository (repeatable)."
+)
 @_report_options
 @_exits_cleanly
 def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: Any) -> None:
@@ -259,17 +270,37 @@ async def _reports_only(pipeline: Pipeline, repo: RepoConfig, days: list[Any]) -
 
 @main.command("eval")
 @click.argument("labels", metavar="LABELS")
-@click.option("--repo", "location", required=True, metavar="PATH_OR_URL", help="The labelled repository: a local clone or a git URL.")
-@click.option("--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin).")
+@click.option(
+    "--repo",
+    "location",
+    required=True,
+    metavar="PATH_OR_URL",
+    help="The labelled repository: a local clone or a git URL.",
+)
+@click.option(
+    "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
+)
 @click.option("--analyzer", metavar="NAME", help="Analyzer to score (default from config: heuristic).")
-@click.option("--lang", type=click.Choice(["zh", "en"]), help="Language the analyses are written in (part of the cache key).")
+@click.option(
+    "--lang", type=click.Choice(["zh", "en"]), help="Language the analyses are written in (part of the cache key)."
+)
 @click.option("--timezone", "tz", metavar="IANA", help="Timezone of the labels' dates (default Asia/Shanghai).")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml).")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False), help="Also write every figure as JSON to this file.")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+@click.option(
+    "--json", "json_out", type=click.Path(dir_okay=False), help="Also write every figure as JSON to this file."
+)
 @click.option("--diff", "show_diff", is_flag=True, help="List every commit where the analyzer and the label disagree.")
 @_exits_cleanly
 def evaluate_labels(
-    labels: str, location: str, name: str | None, config_path: str | None, json_out: str | None, show_diff: bool, **flags: Any
+    labels: str,
+    location: str,
+    name: str | None,
+    config_path: str | None,
+    json_out: str | None,
+    show_diff: bool,
+    **flags: Any,
 ) -> None:
     """Score an analyzer against a labelled set of commits.
 
@@ -289,7 +320,9 @@ def evaluate_labels(
     gold = load_labels(Path(labels))
     config = _load(config_path, **flags)
     with Store(config.cache_path) as store, _BarProgress() as progress:
-        result = asyncio.run(evaluate(Pipeline(config, store, progress=progress), location, gold, name=name, labels_file=labels))
+        result = asyncio.run(
+            evaluate(Pipeline(config, store, progress=progress), location, gold, name=name, labels_file=labels)
+        )
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
@@ -300,7 +333,9 @@ def evaluate_labels(
 
 
 @main.command()
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml).")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
 @_exits_cleanly
 def doctor(config_path: str | None) -> None:
     """Check the configured LLM endpoints.
@@ -326,8 +361,13 @@ def doctor(config_path: str | None) -> None:
     for health in results:
         mark = {True: "yes", False: "NO", None: "?"}
         table.add_row(
-            health.name, health.model, mark[health.reachable], mark[health.authenticated], mark[health.model_listed],
-            health.output_mode or "-", f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
+            health.name,
+            health.model,
+            mark[health.reachable],
+            mark[health.authenticated],
+            mark[health.model_listed],
+            health.output_mode or "-",
+            f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
             health.problem or "ok",
         )
     Console(width=max(_stderr.width, 120)).print(table)
@@ -346,7 +386,11 @@ def schema() -> None:
 
 @main.command()
 @click.option(
-    "--dir", "directory", type=click.Path(file_okay=False), default="repodaily-demo", show_default=True,
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False),
+    default="repodaily-demo",
+    show_default=True,
     help="Where to build the demo repository and write its report.",
 )
 @click.option("--lang", type=click.Choice(["zh", "en"]), default="zh", show_default=True, help="Report language.")
@@ -384,6 +428,7 @@ def demo(directory: str, lang: str) -> None:
     report_file = next(f for o in summary.outcomes for f in o.files if f.format == "md")
     stats = summary.outcomes[0].reports[0].stats
     click.echo(f"Demo repository: {repo_dir}")
-    click.echo(f"{DEMO_REPO_NAME} on {DEMO_DAY}: {stats.total} commits (high {stats.high}, medium {stats.medium}, low {stats.low})")
+    counts = f"high {stats.high}, medium {stats.medium}, low {stats.low}"
+    click.echo(f"{DEMO_REPO_NAME} on {DEMO_DAY}: {stats.total} commits ({counts})")
     click.echo(f"Report: {report_file.path}")
     sys.exit(_exit_code(summary))

@@ -206,7 +206,9 @@ class Pipeline:
                     raise self.refused
                 analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
-                reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
+                reason = (
+                    f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
+                )
                 if isinstance(exc, AuthError):
                     if self.refused is None:
                         log.error("the analysis endpoint refused the credentials; no further commit asks it: %s", exc)
@@ -272,15 +274,15 @@ class Pipeline:
                 cached=sum(1 for c in day_commits if c.sha in cached),
             )
             report = build_report(
-                    repo=repo.name,
-                    repo_url=_web_url(repo),
-                    day=day,
-                    timezone=self.config.timezone,
-                    language=self.config.language,
-                    commits=day_commits,
-                    analyses=day_analyses,
-                    run=run,
-                    highlights=highlights,
+                repo=repo.name,
+                repo_url=_web_url(repo),
+                day=day,
+                timezone=self.config.timezone,
+                language=self.config.language,
+                commits=day_commits,
+                analyses=day_analyses,
+                run=run,
+                highlights=highlights,
             )
             reports.append(report)
         return reports
@@ -339,7 +341,11 @@ class Pipeline:
                     files = self.publish(report, dry_run=dry_run)
                     outcome.files.extend(files)
                     self.store.record_report(
-                        run_id, report.repo, report.date, report.stats.total, report.stats.degraded,
+                        run_id,
+                        report.repo,
+                        report.date,
+                        report.stats.total,
+                        report.stats.degraded,
                         [str(f.path) for f in files],
                     )
             except RepodailyError as exc:

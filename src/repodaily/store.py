@@ -105,7 +105,13 @@ class Store:
         with _store_errors(self.path), self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO highlights (repo, day, key, highlights, created_at) VALUES (?, ?, ?, ?, ?)",
-                (repo, day.isoformat(), key, json.dumps([h.model_dump() for h in highlights], ensure_ascii=False), _now()),
+                (
+                    repo,
+                    day.isoformat(),
+                    key,
+                    json.dumps([h.model_dump() for h in highlights], ensure_ascii=False),
+                    _now(),
+                ),
             )
 
     # -- runs

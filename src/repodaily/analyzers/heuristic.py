@@ -484,7 +484,10 @@ def _read_changelog(evidence: _Evidence, facts: _Files, rules: RuleSet, quote: s
 
 
 def _read_patch_fallback(evidence: _Evidence, facts: _Files, rules: RuleSet) -> None:
-    """What the patch suggests when nothing names a type: new public names (feat), changed conditions with a test (fix)."""
+    """What the patch suggests when nothing names a type.
+
+    New public names suggest a feature; changed conditions with a new test, a fix.
+    """
     diff = rules.diff
     source = [f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type is None]
     tests = [

@@ -413,8 +413,28 @@ class Audiences(_Strict):
 
 # Every placeholder a message template may use; anything else is a typo.
 _PLACEHOLDERS = frozenset(
-    "text title path count additions deletions old new paths total rest names changes name "
-    "match evidence quoted area label scope".split()
+    [
+        "text",
+        "title",
+        "path",
+        "count",
+        "additions",
+        "deletions",
+        "old",
+        "new",
+        "paths",
+        "total",
+        "rest",
+        "names",
+        "changes",
+        "name",
+        "match",
+        "evidence",
+        "quoted",
+        "area",
+        "label",
+        "scope",
+    ]
 )
 
 

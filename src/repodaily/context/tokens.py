@@ -53,8 +53,7 @@ _UTF8_EXTRA_BYTES_PER_TOKEN = 2
 # Han (with extensions and compatibility ideographs), kana, Hangul syllables,
 # CJK symbols and punctuation, full-width forms.
 _CJK = re.compile(
-    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
-    "\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002ffff]"
+    "[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef\U00020000-\U0002ffff]"
 )
 
 

@@ -86,7 +86,9 @@ class RepoBuilder:
             "GIT_COMMITTER_EMAIL": "noreply@example.invalid",
             "GIT_COMMITTER_DATE": when.isoformat(),
         }
-        self.git("commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-", env=env, input=message.encode("utf-8"))
+        self.git(
+            "commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-", env=env, input=message.encode("utf-8")
+        )
         return self.git("rev-parse", "HEAD")
 
     def _commit_verbatim(

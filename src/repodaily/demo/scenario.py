@@ -9,7 +9,7 @@ demo`` shows the whole report offline, and tests can use the same history.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -18,7 +18,7 @@ from repodaily.demo.repo_builder import RepoBuilder
 DEMO_REPO_NAME = "demo-org/inferno"
 DEMO_DAY = date(2026, 3, 2)
 DEMO_TIMEZONE = "Asia/Shanghai"
-UTC = timezone.utc
+UTC = UTC
 SHANGHAI = ZoneInfo(DEMO_TIMEZONE)
 
 # A tiny PNG (1×1, transparent) and a generated table large enough to exceed the
@@ -53,6 +53,10 @@ class Scheduler:
             self.running.append(self.waiting.pop(0))
         return self.running
 '''
+
+
+def _dataclass(name: str, field: str) -> str:
+    return f"from dataclasses import dataclass\n\n\n@dataclass\nclass {name}:\n    {field}\n"
 
 
 def _base_history(repo: RepoBuilder) -> dict[str, str]:
@@ -157,11 +161,7 @@ def _demo_day(repo: RepoBuilder, earlier: dict[str, str]) -> None:
         "[Kernel][2/2] Use the fused RMSNorm kernel in the model runner (#105)",
         when=_at(11, 45, 0),
         author="张伟",
-        files={
-            "inferno/layers/norm.py": (
-                "from inferno import _C\n\n\ndef rms_norm(x):\n    return _C.rms_norm(x)\n"
-            )
-        },
+        files={"inferno/layers/norm.py": ("from inferno import _C\n\n\ndef rms_norm(x):\n    return _C.rms_norm(x)\n")},
     )
     repo.commit(
         "[Bugfix] Fix flaky test_schedule (#106)\n\nSigned-off-by: Sofia Marin <sofia@example.invalid>\n",
@@ -251,8 +251,8 @@ def _demo_day(repo: RepoBuilder, earlier: dict[str, str]) -> None:
         when=_at(22, 48, 9),
         author="Omar Haddad",
         files={
-            "inferno/config/scheduler.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass SchedulerConfig:\n    max_num_seqs: int = 256\n",
-            "inferno/config/executor.py": "from dataclasses import dataclass\n\n\n@dataclass\nclass ExecutorConfig:\n    workers: int = 1\n",
+            "inferno/config/scheduler.py": _dataclass("SchedulerConfig", "max_num_seqs: int = 256"),
+            "inferno/config/executor.py": _dataclass("ExecutorConfig", "workers: int = 1"),
         },
     )
     # 23:59:59 Shanghai, recorded with a US offset: the last second of the demo day.

@@ -247,7 +247,9 @@ def _importance_scores(gold: list[Importance], predicted: list[Importance]) -> I
         accuracy=accuracy(gold, predicted),
         off_by_two=off,
         off_by_two_share=off_share,
-        confusion=confusion_matrix([g.value for g in gold], [p.value for p in predicted], [i.value for i in Importance]),
+        confusion=confusion_matrix(
+            [g.value for g in gold], [p.value for p in predicted], [i.value for i in Importance]
+        ),
     )
 
 

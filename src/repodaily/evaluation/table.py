@@ -30,7 +30,9 @@ def _figure(value: float | None) -> str:
 
 def _flag_rows(name: str, flag: FlagScores) -> list[tuple[str, str, str]]:
     recall_detail = (
-        f"{flag.true_positives}/{flag.gold_positives} gold positives found" if flag.gold_positives else "no gold positives"
+        f"{flag.true_positives}/{flag.gold_positives} gold positives found"
+        if flag.gold_positives
+        else "no gold positives"
     )
     precision_detail = (
         f"{flag.true_positives}/{flag.predicted_positives} predicted positives right"

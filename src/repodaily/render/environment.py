@@ -11,7 +11,6 @@ naming the template and line.
 from __future__ import annotations
 
 import functools
-
 import traceback
 from datetime import datetime
 from pathlib import Path

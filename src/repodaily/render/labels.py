@@ -154,9 +154,7 @@ EN = Labels(
     analyzer="analyzer",
     model="model",
     prompt_version=" (prompt {version})",
-    degraded_banner=(
-        "⚠️ Model analysis failed for {n} commit{s}; heuristic analysis is shown instead (marked below)."
-    ),
+    degraded_banner=("⚠️ Model analysis failed for {n} commit{s}; heuristic analysis is shown instead (marked below)."),
     empty_day="No commits on this day.",
     highlights="📌 Highlights",
     commit_list="📜 Commits",

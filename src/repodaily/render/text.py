@@ -33,9 +33,7 @@ _BACKTICK_RUN = re.compile(r"`+")
 # What would begin a block if it opened a line (after the escapes, so "<", ">",
 # "|" and "`" are already harmless): ATX heading, setext underline, bullet,
 # thematic break, tilde fence, ordered-list marker (the digits are matched).
-_BLOCK_START = re.compile(
-    r"^(?:#|=|[-+*](?=[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$|~~~|\d{1,9}(?=[.)](?:[ \t]|$)))"
-)
+_BLOCK_START = re.compile(r"^(?:#|=|[-+*](?=[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$|~~~|\d{1,9}(?=[.)](?:[ \t]|$)))")
 _INLINE_ESCAPES = {
     "\\": "\\\\",
     "`": "\\`",

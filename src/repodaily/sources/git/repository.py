@@ -26,9 +26,7 @@ class GitRepository:
     remote_url: str | None
 
 
-def open_repository(
-    location: str, *, cache_dir: Path, branch: str | None = None, fetch: bool = True
-) -> GitRepository:
+def open_repository(location: str, *, cache_dir: Path, branch: str | None = None, fetch: bool = True) -> GitRepository:
     """A readable repository for ``location``: a local path, or a URL mirrored under ``cache_dir / "repos"``.
 
     A URL is cloned bare on first use and, when ``fetch`` is true, fetched on every
@@ -103,7 +101,9 @@ def _fetch_mirror(url: str, public_url: str, mirror: Path, *, follow_remote_head
     )
     if not follow_remote_head:
         return
-    listing = git_text(["ls-remote", "--symref", "--", url, "HEAD"], git_dir=mirror, failure=f"cannot query {public_url}")
+    listing = git_text(
+        ["ls-remote", "--symref", "--", url, "HEAD"], git_dir=mirror, failure=f"cannot query {public_url}"
+    )
     symref = re.match(r"ref: (refs/heads/\S+)\tHEAD", listing)
     if symref:
         git_text(["symbolic-ref", "HEAD", symref.group(1)], git_dir=mirror, failure=f"cannot update {mirror}")
