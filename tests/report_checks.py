@@ -48,6 +48,23 @@ class _Section:
     source: list[str] = field(default_factory=list)
 
 
+# The JSON report's documented keys (README, "The JSON format"): users build on these.
+REPORT_KEYS = {"schema_version", "repo", "date", "timezone", "commits", "stats"}
+COMMIT_KEYS = {"sha", "committed_at", "author", "subject", "analysis"}
+ANALYSIS_KEYS = {
+    "type",
+    "secondary_types",
+    "importance",
+    "importance_reason",
+    "flags",
+    "summary",
+    "one_line",
+    "coverage",
+    "analyzer",
+    "status",
+}
+
+
 def parse(markdown: str) -> list[Token]:
     return MarkdownIt("commonmark").enable("table").parse(markdown)
 

@@ -63,5 +63,5 @@ def test_environment_errors_say_they_came_from_the_environment():
 
 
 def test_missing_config_file_is_a_clear_error(tmp_path):
-    with pytest.raises(ConfigError, match="config file not found"):
+    with pytest.raises(ConfigError, match="config file .*nope.toml: file not found"):
         load_config(tmp_path / "nope.toml", environ={})

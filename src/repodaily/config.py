@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
 from repodaily.analyzers.rules import load_conventions
 from repodaily.errors import ConfigError
+from repodaily.tables import describe, merge, read_toml
 
 ENV_PREFIX = "REPODAILY__"
 CONFIG_FILE_NAME = "repodaily.toml"
@@ -155,15 +156,7 @@ def _default_layer() -> dict[str, Any]:
 
 
 def _file_layer(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: config file not found") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config file: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return read_toml(path, f"config file {path}")
 
 
 def _env_value(raw: str) -> Any:
@@ -187,26 +180,6 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
     return layer
 
 
-def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _describe(error: ValidationError, source: str) -> str:
-    first = error.errors()[0]
-    key = ".".join(str(part) for part in first["loc"]) or "(top level)"
-    message = first["msg"]
-    if first["type"] == "extra_forbidden":
-        message = "unknown key"
-    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
-    return f"{source}: {key}: {message}{more}"
-
-
 def find_config_file(explicit: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path | None:
     """The file named by ``--config``, else ``$REPODAILY_CONFIG``, else ``./repodaily.toml`` if present."""
     if explicit:
@@ -228,24 +201,24 @@ def load_config(
     data = _default_layer()
     source = "default configuration"
     if path is not None:
-        data = _merge(data, _file_layer(path))
+        data = merge(data, _file_layer(path))
         source = str(path)
     env_layer = _env_layer(environ)
     if env_layer:
-        data = _merge(data, env_layer)
+        data = merge(data, env_layer)
     if not data.get("llm", {}).get("endpoints"):
         # The replaced tool's LLM_MODEL / LLM_BASE_URL / LLM_API_KEY keep working.
         from_env = settings_from_env(environ)
         if from_env is not None:
-            data = _merge(data, {"llm": {"endpoints": [e.model_dump() for e in from_env.endpoints]}})
+            data = merge(data, {"llm": {"endpoints": [e.model_dump() for e in from_env.endpoints]}})
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
         where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
-        raise ConfigError(_describe(exc, where)) from None
+        raise ConfigError(describe(exc, where)) from None
     if overrides:
         try:
-            config = Config.model_validate(_merge(config.model_dump(), overrides))
+            config = Config.model_validate(merge(config.model_dump(), overrides))
         except ValidationError as exc:
-            raise ConfigError(_describe(exc, "command line")) from None
+            raise ConfigError(describe(exc, "command line")) from None
     return config

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from repodaily.errors import ConfigError
 from repodaily.models import ChangeType, FileCategory, Importance
+from repodaily.tables import describe, merge, read_toml
 
 __all__ = [
     "Audiences",
@@ -569,14 +570,14 @@ class RuleSet(_Strict):
         """
         data = _packaged_table()
         if extra:
-            data = _merge(data, extra)
+            data = merge(data, extra)
             source = source or "heuristic rules (with extension)"
         else:
             source = f"packaged {RULES_FILE}"
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
-            raise ConfigError(_describe(exc, source)) from None
+            raise ConfigError(describe(exc, source)) from None
 
     @cached_property
     def fingerprint(self) -> str:
@@ -651,32 +652,4 @@ def _conventions_table(spec: str | Mapping[str, Any]) -> tuple[dict[str, Any], s
         known = ", ".join(presets) or "none"
         raise ConfigError(f"unknown conventions preset {spec!r} (shipped: {known}; or give a path to a .toml file)")
     source = f"conventions file {spec}"
-    try:
-        with Path(spec).expanduser().open("rb") as handle:
-            return tomllib.load(handle), source
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: file not found") from None
-    except OSError as exc:
-        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-
-
-def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def _describe(error: ValidationError, source: str) -> str:
-    lines = []
-    for item in error.errors()[:3]:
-        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
-        message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
-        lines.append(f"{key}: {message}")
-    more = f" (and {error.error_count() - 3} more)" if error.error_count() > 3 else ""
-    return f"{source}: " + "; ".join(lines) + more
+    return read_toml(Path(spec), source), source

@@ -1,0 +1,55 @@
+"""TOML tables layered over each other: what configuration and rule tables share.
+
+Both the configuration (default < file < environment < flags) and the heuristic
+rule table (packaged < a repository's conventions) are dictionaries read from
+TOML, merged key by key and validated by a strict model; errors must name where
+the bad value came from.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from repodaily.errors import ConfigError
+
+_ERRORS_SHOWN = 3
+
+
+def read_toml(path: Path, source: str) -> dict[str, Any]:
+    """The table in ``path``; a missing, unreadable or malformed file is a ConfigError naming ``source``."""
+    try:
+        with path.expanduser().open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: file not found") from None
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+
+
+def merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``override`` over ``base``: tables merge key by key, any other value replaces."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def describe(error: ValidationError, source: str) -> str:
+    """One line: where, which keys, what is wrong with them (an unknown key says so)."""
+    problems = []
+    for item in error.errors()[:_ERRORS_SHOWN]:
+        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
+        problems.append(f"{key}: {message}")
+    more = error.error_count() - _ERRORS_SHOWN
+    return f"{source}: " + "; ".join(problems) + (f" (and {more} more)" if more > 0 else "")
