@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from repodaily.analyzers import Analyzer, register_analyzer
-from repodaily.analyzers.heuristic import HeuristicAnalyzer
-from repodaily.analyzers.rules import RuleSet, available_conventions, load_conventions
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, available_conventions, load_conventions
 from repodaily.config import Config, load_config
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import AnalysisError, ConfigError

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from repodaily.analyzers import create_analyzer
-from repodaily.analyzers.heuristic import HeuristicAnalyzer
-from repodaily.analyzers.rules import RuleSet
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
 from repodaily.context.paths import classify_path
 from repodaily.errors import ConfigError
 from repodaily.models import (

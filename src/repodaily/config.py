@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from repodaily.analyzers.heuristic import load_conventions
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
-from repodaily.analyzers.rules import load_conventions
 from repodaily.errors import ConfigError
 from repodaily.tables import describe, merge, read_toml
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from repodaily.analyzers import Analyzer, create_analyzer
-from repodaily.analyzers.rules import load_conventions
+from repodaily.analyzers.heuristic import load_conventions
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
 from repodaily.digest import build_report

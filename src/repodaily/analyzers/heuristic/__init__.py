@@ -1,0 +1,110 @@
+"""The offline analyzer: judges a commit against the rubric without a model.
+
+It is the embedded default when no LLM is configured and the per-commit
+fallback when one fails, so it reads nothing but the :class:`AnalysisInput`,
+does pure CPU work and has no failure mode of its own. What it knows lives in
+``rules.toml`` (:class:`~repodaily.analyzers.heuristic.rules.RuleSet`); this
+package gathers evidence generically (title tags, Conventional Commits, title
+patterns, path classes, dependency versions, removed definitions, changelog
+entries, the patch itself), weighs it, and writes the judgement in the report's
+language from that table's sentences.
+
+One module a step, each importing only the ones before it: ``base``,
+``message_rules``, ``diff_rules``, ``sentences`` and ``rules`` model the table,
+``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
+``files``, ``patch`` and ``changelog`` read a commit; ``decide`` judges it and
+``text`` writes the judgement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers.heuristic.changelog import read_changelog
+from repodaily.analyzers.heuristic.conventions import available_conventions, load_conventions
+from repodaily.analyzers.heuristic.decide import is_release, judge
+from repodaily.analyzers.heuristic.evidence import Evidence, read_message
+from repodaily.analyzers.heuristic.files import impact_scope, read_files
+from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.text import Writer
+from repodaily.analyzers.heuristic.title import effective_message, parse_title
+from repodaily.errors import ConfigError
+from repodaily.models import Analysis, AnalysisInput, Flags, Importance
+
+__all__ = ["HeuristicAnalyzer", "RuleSet", "available_conventions", "load_conventions"]
+
+
+@register_analyzer("heuristic")
+class HeuristicAnalyzer(Analyzer):
+    """Rules over title tags, Conventional Commits, paths, keywords and versions; no model, no network."""
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        *,
+        language: str = "zh",
+        rules: RuleSet | None = None,
+        conventions: Mapping[str, Any] | None = None,
+        **_ignored: object,
+    ) -> None:
+        """Judge in ``language`` by the packaged rules, extended by a repository's ``conventions``.
+
+        ``conventions`` is a rule-table extension (see :func:`load_conventions`);
+        ``rules``, a complete rule set, takes the place of both.
+        """
+        self.rules = rules or RuleSet.load(conventions, source="repository conventions")
+        if language not in self.rules.messages:
+            known = ", ".join(sorted(self.rules.messages))
+            raise ConfigError(f"heuristic analyzer: no messages for language {language!r} (available: {known})")
+        self.language = language
+        self._writer = Writer(self.rules.messages[language], self.rules)
+
+    @property
+    def fingerprint(self) -> str:
+        return f"heuristic/{self.rules.fingerprint}/{self.language}"
+
+    async def analyze(self, item: AnalysisInput) -> Analysis:
+        return self.analyze_sync(item)
+
+    def analyze_sync(self, item: AnalysisInput) -> Analysis:
+        """Judge one commit; pure CPU work on the input alone."""
+        writer = self._writer
+        quote = writer.m.quote
+        message = effective_message(item, self.rules)
+        title = parse_title(message.subject, self.rules, bare=message.sync_merge)
+        facts = read_files(item.files, self.rules)
+        # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
+        evidence = (
+            Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
+        )
+        read_diff(evidence, title, facts, self.rules)
+        if not is_release(evidence, facts, self.rules):
+            # A release's changelog entries are a roll-up of commits already reported.
+            read_changelog(evidence, facts, self.rules, quote)
+        if not evidence.votes:
+            read_patch_fallback(evidence, facts, self.rules)
+        judgement = judge(title, evidence, facts, self.rules, quote)
+        scope = impact_scope(item.files, moves_first=facts.pure_move)
+        deep = judgement.importance != Importance.low
+        insights, risks = (
+            writer.insights_and_risks(judgement, evidence) if judgement.importance == Importance.high else ([], [])
+        )
+        return Analysis(
+            type=judgement.type,
+            secondary_types=judgement.secondary,
+            importance=judgement.importance,
+            importance_reason=writer.reason(judgement, evidence),
+            flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
+            summary=writer.summary(item, message.body, evidence) if deep else [],
+            one_line=writer.one_line(item, title, facts, scope),
+            impact_scope=scope,
+            insights=insights,
+            risks=risks,
+            recommendations=[writer.recommendation(judgement, evidence, title, scope)] if deep else [],
+            coverage=item.receipt,
+            analyzer=self.fingerprint,
+        )

@@ -1,0 +1,119 @@
+"""The entries a commit adds to a changelog, read like titles.
+
+A project that records a change for its users says more about it than a modest
+title does; the entries vote through the same patterns as titles, their section
+headings (``### Fixed``) vote for a type, and the first entry is quoted.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.evidence import Evidence, apply_pattern
+from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.message_rules import SectionRule
+from repodaily.analyzers.heuristic.prose import bare_text
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.models import ContextFile
+
+__all__ = ["read_changelog"]
+
+_RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
+_RST_LITERAL = re.compile(r"``([^`]+)``")
+_UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    text: str
+    section: SectionRule | None
+
+
+def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
+    """The entries a changelog patch adds, each under the section heading it sits in.
+
+    An entry is an added bullet with its indented continuation lines joined. One
+    whose words all appear among the removed lines only rewrites an existing entry
+    (markup, wrapping, a move to a release section) and is not new.
+    """
+    changelog = rules.changelog
+    entries: list[_Entry] = []
+    removed: list[str] = []
+    section: SectionRule | None = None
+    current: list[str] = []
+    previous = ""
+    in_hunk = False
+
+    def close() -> None:
+        if current:
+            entries.append(_Entry(" ".join(" ".join(current).split()), section))
+            current.clear()
+
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            close()
+            section, previous, in_hunk = None, "", True
+            continue
+        sign, content = line[:1], line[1:]
+        if not in_hunk:
+            continue
+        if sign == "-":
+            removed.append(bare_text(content))
+            continue
+        if sign not in ("+", " "):
+            continue
+        if heading := changelog.heading_regex.match(content):
+            close()
+            section = changelog.section(heading.group("name"))
+        elif _UNDERLINE.match(content) and previous.strip():
+            close()
+            section = changelog.section(previous)
+        elif sign == "+" and (entry := changelog.entry_regex.match(content)):
+            close()
+            current.append(entry.group("text"))
+        elif sign == "+" and current and content[:1].isspace() and content.strip():
+            current.append(content.strip())
+        else:
+            close()
+        previous = content
+    close()
+    removed_text = "".join(removed)
+    return [entry for entry in entries if (bare := bare_text(entry.text)) and bare not in removed_text]
+
+
+def _plain_entry(text: str) -> str:
+    """An entry as a report quotes it: reStructuredText literals as code spans, cross-reference roles dropped."""
+    text = _RST_ROLE.sub("", text)
+    return _RST_LITERAL.sub(r"`\1`", text).strip()
+
+
+def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str) -> None:
+    """Votes, caps and signals from the entries the commit adds to a changelog, read like titles.
+
+    Patterns that would hold a change below the changelog's floor (logging, warnings) are skipped:
+    an entry's very presence says its users should know.
+    """
+    floor = rules.changelog.min_importance
+    entries = [
+        entry
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if rules.path_rules(name).changelog
+        for entry in _changelog_entries(file, rules)
+    ]
+    read: set[str] = set()
+    for entry in entries:
+        for key, rule in rules.patterns.items():
+            below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
+            if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(entry.text)) is None:
+                continue
+            read.add(key)
+            apply_pattern(evidence, rule, match, quote)
+        if entry.section is not None:
+            cite = quote.format(text=entry.section.names[0].title())
+            evidence.vote(entry.section.type, entry.section.weight, cite)
+            if entry.section.signal is not None:
+                evidence.signal(entry.section.signal, cite)
+    evidence.changelog = [_plain_entry(entry.text) for entry in entries]
+    if entries:
+        evidence.user_facing = True

@@ -1,0 +1,213 @@
+"""The judgement: primary and secondary types, the importance with its reasons, the flags.
+
+The rubric's order decides the type (a revert is a revert, a release chore a
+chore, files alone can decide, a pure move is a refactor, then the votes); its
+overrides (security, breaking, major dependencies) move the importance, and
+every move is kept as a reason for the texts to write out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.evidence import Evidence, Reason, read_message
+from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.prose import MAX_QUOTED, clip, first_sentence
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.title import Title, parse_title
+from repodaily.models import ChangeType, Importance
+
+__all__ = ["Judgement", "is_release", "judge"]
+
+_MAX_REVERT_DEPTH = 3
+
+
+def is_release(evidence: Evidence, facts: Files, rules: RuleSet) -> bool:
+    """A release chore by its message, bumping no major dependency and changing no more source than a version."""
+    if "release" not in evidence.signals or any(change.major for change in evidence.dependencies):
+        return False
+    source_lines = sum(
+        f.additions + f.deletions
+        for f, name in zip(facts.files, facts.classes, strict=True)
+        if rules.path_rules(name).type is None
+    )
+    return source_lines <= rules.release.max_source_lines
+
+
+@dataclass
+class Judgement:
+    type: ChangeType
+    secondary: list[ChangeType]
+    importance: Importance
+    reasons: list[Reason]
+    security: bool
+    breaking: bool
+    user_facing: bool
+    basis: str  # "revert", "release", "paths", "moves" or "source"
+    reverted: str | None = None
+
+
+class _Ladder:
+    """The importance as the rubric's steps move it, with the reason of every move."""
+
+    def __init__(self, level: Importance, reason: Reason) -> None:
+        self.level = level
+        self.reasons = [reason]
+
+    def at_least(self, level: Importance, reason: Reason) -> None:
+        if level.rank < self.level.rank:
+            self.level = level
+            self.reasons.insert(0, reason)
+
+    def at_most(self, level: Importance, reason: Reason) -> None:
+        if level.rank > self.level.rank:
+            self.level = level
+            self.reasons.insert(0, reason)
+
+
+def _best(pool: dict[ChangeType, float], rules: RuleSet) -> ChangeType:
+    order = rules.decision.tie_order
+    return max(pool, key=lambda t: (pool[t], -order.index(t)))
+
+
+def _primary(title: Title, evidence: Evidence, facts: Files, rules: RuleSet) -> tuple[ChangeType, str]:
+    """Rubric order: a revert is a revert; a release chore is a chore; files alone can decide; a pure
+    move is a refactor; then the votes; then what the patch suggests; then a changelog entry's default."""
+    if title.revert_of is not None:
+        return ChangeType.revert, "revert"
+    if is_release(evidence, facts, rules):
+        return ChangeType.chore, "release"
+    if facts.only_types:
+        voted = {t: evidence.votes[t] for t in facts.only_types if evidence.votes.get(t, 0) > 0}
+        return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
+    if facts.pure_move:
+        return ChangeType.refactor, "moves"
+    if evidence.votes:
+        return _best(evidence.votes, rules), "source"
+    if evidence.fallback:
+        return _best(evidence.fallback, rules), "source"
+    if evidence.changelog:
+        return rules.changelog.fallback_type, "source"
+    return rules.decision.fallback_type, "source"
+
+
+def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote: str, depth: int = 0) -> Judgement:
+    primary, basis = _primary(title, evidence, facts, rules)
+    secondary = [
+        t
+        for t in sorted(evidence.votes, key=lambda t: -evidence.votes[t])
+        if t != primary and evidence.votes[t] >= rules.decision.secondary_min_weight
+    ][:2]
+    # Rubric: security is high "unless it only touches tests/docs"; CI is no more a release than those.
+    only_prose = primary in (ChangeType.test, ChangeType.docs, ChangeType.ci)
+    security = "security" in evidence.signals
+    explicit_break = evidence.signals.get("breaking") in ("bang", "footer", "definitions")
+    # Docs or tests that mention a break do not make one; an explicit marker or a removed definition does.
+    breaking = "breaking" in evidence.signals and (
+        explicit_break or basis != "paths" or ChangeType.build in facts.only_types
+    )
+    ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
+    for level, cite in evidence.caps:
+        ladder.at_most(level, ("reason_cap", {"match": cite}))
+    path_caps = [rules.path_rules(facts.classes[i]).max_importance for i in facts.counted]
+    if path_caps and all(path_caps):
+        loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
+        ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    if basis == "revert" and facts.only_types:
+        # Reverting a change to tests or docs is no more important than making it.
+        loosest = min((rules.importance[t] for t in facts.only_types), key=lambda c: c.rank)
+        ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    if evidence.changelog and basis == "source" and primary in rules.decision.user_facing_types:
+        # The project itself recorded the change for its users; a title's modesty does not outweigh that.
+        quoted = clip(first_sentence(evidence.changelog[0]), MAX_QUOTED)
+        ladder.at_least(rules.changelog.min_importance, ("reason_changelog", {"quoted": quoted}))
+    if basis == "source" and not evidence.caps and not evidence.narrow:
+        if "severe" in evidence.signals and primary == ChangeType.fix:
+            ladder.at_least(Importance.high, ("reason_severe", {"match": evidence.signals["severe"]}))
+        if "measured" in evidence.signals and primary == ChangeType.perf:
+            ladder.at_least(Importance.high, ("reason_measured", {"match": evidence.signals["measured"]}))
+        if "default_change" in evidence.signals and primary in (ChangeType.feat, ChangeType.fix, ChangeType.perf):
+            ladder.at_least(Importance.high, ("reason_default_change", {"match": evidence.signals["default_change"]}))
+    large_core_change = facts.core_lines >= rules.core.min_lines and primary in rules.core.types
+    if basis == "source" and not evidence.caps and large_core_change:
+        ladder.at_least(Importance.medium, ("reason_core", {"count": facts.core_lines, "path": facts.core_path}))
+    for change in evidence.dependencies:
+        if change.major:
+            level = Importance.high if change.big_step else Importance.medium
+            key = "reason_major_dependency" if change.big_step else "reason_dependency"
+            ladder.at_least(level, (key, {"changes": change}))
+        elif change.semver_major and evidence.ships_dependencies:
+            ladder.at_least(rules.dependencies.semver_major_importance, ("reason_dependency", {"changes": change}))
+    counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
+    if breaking:
+        ladder.at_least(
+            _breaking_level(evidence, counted_user_facing),
+            ("reason_breaking", {"evidence": evidence.signals["breaking"]}),
+        )
+    if security:
+        key = "reason_security_docs" if only_prose else "reason_security"
+        # A message that limits its own impact ("... warnings") keeps the "at least medium" floor.
+        level = Importance.medium if only_prose or evidence.caps else Importance.high
+        ladder.at_least(level, (key, {"match": evidence.signals["security"]}))
+    if evidence.sync_merge:
+        ladder.at_most(rules.merges.max_importance, ("reason_sync_merge", {}))
+        if ladder.reasons[0][0] != "reason_sync_merge":
+            ladder.reasons.insert(0, ("reason_sync_merge", {}))
+    user_facing = counted_user_facing and (
+        primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
+    )
+    return Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
+
+
+def _breaking_level(evidence: Evidence, user_facing: bool) -> Importance:
+    """Rubric: a breaking change is high, "breaking => at least medium" being only the floor.
+
+    The floor holds when the break is confined to a platform, model or option, lies in files
+    no user runs, is capped by the message (a deprecation keeps working through its transition
+    period), or is only inferred from the diff (a removed definition) without the message declaring it.
+    """
+    declared = evidence.signals["breaking"] != "definitions"
+    if declared and user_facing and not evidence.narrow and not evidence.caps:
+        return Importance.high
+    return Importance.medium
+
+
+def _start(
+    title: Title,
+    basis: str,
+    primary: ChangeType,
+    evidence: Evidence,
+    facts: Files,
+    rules: RuleSet,
+    quote: str,
+    depth: int,
+) -> tuple[_Ladder, str | None]:
+    """The importance a commit starts from, and why; a revert inherits what it reverts."""
+    if basis == "revert":
+        inner = parse_title(title.revert_of or "", rules)
+        inner_evidence = read_message(inner, "", rules, quote)
+        if title.revert_of and depth < _MAX_REVERT_DEPTH and inner_evidence.says_anything:
+            judged = judge(inner, inner_evidence, facts, rules, quote, depth + 1)
+            return _Ladder(judged.importance, ("reason_revert", {"quoted": title.revert_of})), title.revert_of
+        return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
+    if basis == "release":
+        return _Ladder(Importance.low, ("reason_release", {"match": evidence.signals["release"]})), None
+    level = rules.importance[primary]
+    if basis == "paths":
+        return _Ladder(level, ("reason_only_class", {"label": facts.dominant_class})), None
+    if basis == "moves":
+        return _Ladder(Importance.low, ("reason_moves", {})), None
+    cites = evidence.cites.get(primary, [])
+    count = len(facts.counted)
+    reason: Reason = ("reason_source", {"count": count, "evidence": cites[:2]})
+    if not cites and primary in evidence.fallback_reasons and primary not in evidence.votes:
+        key, values = evidence.fallback_reasons[primary]
+        reason = (key, {"count": count, **values})
+    elif not cites and evidence.changelog:
+        reason = ("reason_changelog", {"quoted": clip(first_sentence(evidence.changelog[0]), MAX_QUOTED)})
+    elif not cites:
+        reason = ("reason_source_no_evidence", {"count": count})
+    ladder = _Ladder(level, reason)
+    if evidence.narrow:
+        ladder.reasons.insert(0, ("reason_narrow", {"area": evidence.signals["narrow"]}))
+    return ladder, None

@@ -1,0 +1,189 @@
+"""Rule sections that read files and patches: path classes, core code, dependencies, definitions, moves.
+
+Each is a section of the heuristic rule table (``rules.toml``); the whole table
+is :class:`~repodaily.analyzers.heuristic.rules.RuleSet`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+
+from pydantic import Field, field_validator
+
+from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes, glob_regex
+from repodaily.models import ChangeType, Importance
+
+__all__ = [
+    "CoreRules",
+    "DependencyRules",
+    "DiffRules",
+    "MovesRules",
+    "PathClass",
+    "ReleaseRules",
+    "RemovedDefinitionRules",
+]
+
+
+class PathClass(Strict):
+    """A class of files by path; when a commit changes only such files, ``type`` decides.
+
+    ``changelog`` files are read for the entries a commit adds (see :class:`ChangelogRules`).
+    """
+
+    globs: list[str] = Field(default_factory=list)
+    type: ChangeType | None = None
+    max_importance: Importance | None = None
+    user_facing: bool = False
+    ignorable: bool = False
+    core: bool = False
+    changelog: bool = False
+
+    @cached_property
+    def _regexes(self) -> list[re.Pattern[str]]:
+        return [glob_regex(glob) for glob in self.globs]
+
+    def matches(self, path: str) -> bool:
+        return any(regex.match(path) for regex in self._regexes)
+
+
+class CoreRules(Strict):
+    """When a change to core code (path classes with ``core``) is large enough to carry regression risk."""
+
+    min_lines: int = Field(default=500, ge=1)
+    types: list[ChangeType] = Field(default_factory=lambda: [ChangeType.refactor, ChangeType.chore])
+
+
+class DependencyRules(Strict):
+    major: list[str]
+    name_filler_words: list[str] = Field(default_factory=list)
+    version_line: str
+    title: list[str] = Field(default_factory=list)
+    major_weight: float = Field(default=4.0, ge=0)
+    routine_weight: float = Field(default=2.0, ge=0)
+    manifests: list[str] = Field(default_factory=list)
+    not_shipped: list[str] = Field(default_factory=list)
+    dev_scopes: list[str] = Field(default_factory=list)
+    semver_major_importance: Importance = Importance.medium
+
+    @cached_property
+    def _manifest_regexes(self) -> list[re.Pattern[str]]:
+        return [glob_regex(glob) for glob in self.manifests]
+
+    @cached_property
+    def _not_shipped_regexes(self) -> list[re.Pattern[str]]:
+        return [glob_regex(glob) for glob in self.not_shipped]
+
+    def ships(self, path: str) -> bool:
+        """A manifest declaring what users of the released package install (not a website's or a test's)."""
+        return any(r.match(path) for r in self._manifest_regexes) and not any(
+            r.match(path) for r in self._not_shipped_regexes
+        )
+
+    @field_validator("version_line")
+    @classmethod
+    def _check_line(cls, value: str) -> str:
+        return check_regex(value, groups=("name", "version"))
+
+    @field_validator("title")
+    @classmethod
+    def _check_title(cls, value: list[str]) -> list[str]:
+        return [check_regex(pattern, groups=("name", "new")) for pattern in value]
+
+    @cached_property
+    def line_regex(self) -> re.Pattern[str]:
+        return re.compile(self.version_line, FLAGS)
+
+    @cached_property
+    def title_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, FLAGS) for pattern in self.title]
+
+    def words(self, name: str) -> list[str]:
+        return [word for word in re.split(r"[-_./\s]+", name.lower()) if word]
+
+    def is_major(self, name: str) -> bool:
+        """``torch`` and ``TORCH_SUPPORTED_VERSION`` are major; ``torch-tensorrt`` is not."""
+        words = self.words(name)
+        majors = {m.lower() for m in self.major}
+        fillers = {w.lower() for w in self.name_filler_words}
+        return bool(words) and words[0] in majors and all(w in fillers or w in majors for w in words[1:])
+
+    def is_filler(self, name: str) -> bool:
+        """A lock file's bare ``version = ...`` line names no dependency."""
+        words = self.words(name)
+        return not words or words[0] in {w.lower() for w in self.name_filler_words}
+
+
+class RemovedDefinitionRules(Strict):
+    patterns: list[str] = Field(default_factory=list)
+    type: ChangeType | None = ChangeType.feat
+    weight: float = Field(default=5.0, ge=0)
+
+    @field_validator("patterns")
+    @classmethod
+    def _check(cls, value: list[str]) -> list[str]:
+        return [check_regex(pattern, groups=("name",)) for pattern in value]
+
+    @cached_property
+    def regexes(self) -> list[re.Pattern[str]]:
+        # Definitions are case-sensitive: `--Flag` and `--flag` are different flags.
+        return [re.compile(pattern) for pattern in self.patterns]
+
+
+class ReleaseRules(Strict):
+    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""
+
+    max_source_lines: int = Field(default=6, ge=0)
+
+
+class DiffRules(Strict):
+    """What the patch says about the type when the message says nothing.
+
+    ``new_names`` find public names a commit defines (named group ``name``); a
+    name the commit also removes was moved, not added, and names count only when
+    the source grows by ``new_names_min_growth`` added lines per removed one. ``conditions`` find
+    control-flow lines; a commit that changes them (removed and added) and adds
+    a test (``test_definitions``) corrects behaviour.
+    """
+
+    new_names: list[str] = Field(default_factory=list)
+    new_names_type: ChangeType = ChangeType.feat
+    new_names_weight: float = Field(default=1.5, ge=0)
+    new_names_min_growth: float = Field(default=2.0, ge=0)
+    conditions: str = r"(?!)"
+    test_definitions: list[str] = Field(default_factory=list)
+    condition_type: ChangeType = ChangeType.fix
+    condition_weight: float = Field(default=1.0, ge=0)
+
+    @field_validator("new_names")
+    @classmethod
+    def _check_names(cls, value: list[str]) -> list[str]:
+        return check_regexes(value, groups=("name",))
+
+    @field_validator("conditions")
+    @classmethod
+    def _check_conditions(cls, value: str) -> str:
+        return check_regex(value)
+
+    @field_validator("test_definitions")
+    @classmethod
+    def _check_tests(cls, value: list[str]) -> list[str]:
+        return check_regexes(value)
+
+    @cached_property
+    def name_regexes(self) -> list[re.Pattern[str]]:
+        # Definitions are case-sensitive, like removed ones.
+        return [re.compile(pattern) for pattern in self.new_names]
+
+    @cached_property
+    def condition_regex(self) -> re.Pattern[str]:
+        return re.compile(self.conditions)
+
+    @cached_property
+    def test_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern) for pattern in self.test_definitions]
+
+
+class MovesRules(Strict):
+    max_lines_per_moved_file: int = Field(default=20, ge=0)
+    max_lines_per_other_file: int = Field(default=4, ge=0)

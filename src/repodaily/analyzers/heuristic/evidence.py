@@ -1,0 +1,131 @@
+"""What the message says, before any decision: votes, caps and signals.
+
+Title tags, a Conventional Commits prefix and scope, the title patterns and the
+body each cast weighted votes for a change type, cap the importance or raise a
+signal. :class:`Evidence` also collects what the patches show later
+(:mod:`~repodaily.analyzers.heuristic.patch`,
+:mod:`~repodaily.analyzers.heuristic.changelog`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from repodaily.analyzers.heuristic.message_rules import PatternRule, TagRule
+from repodaily.analyzers.heuristic.prose import BREAKING_FOOTER, MAX_QUOTED, bare_text, body_lines, clip, prose_blocks
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.title import Title
+from repodaily.models import ChangeType, Importance
+
+__all__ = ["DependencyChange", "Evidence", "Reason", "apply_pattern", "read_message"]
+
+_COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
+# A message key of the rule table and the values its placeholders take.
+Reason = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DependencyChange:
+    name: str
+    old: str | None
+    new: str
+    major: bool  # a major dependency, whatever the version step
+    big_step: bool  # the first two version numbers differ (or the old one is unknown)
+    semver_major: bool  # an incompatible step by semantic versioning (1.x -> 2.0, 0.11 -> 0.12)
+
+
+@dataclass
+class Evidence:
+    """Everything the message and the diff say, before any decision."""
+
+    votes: dict[ChangeType, float] = field(default_factory=dict)
+    cites: dict[ChangeType, list[str]] = field(default_factory=dict)
+    caps: list[tuple[Importance, str]] = field(default_factory=list)
+    signals: dict[str, str] = field(default_factory=dict)
+    user_facing: bool | None = None
+    removed_names: list[str] = field(default_factory=list)
+    dependencies: list[DependencyChange] = field(default_factory=list)
+    breaking_footer: str = ""
+    changelog: list[str] = field(default_factory=list)  # entries the commit adds to a changelog
+    # What the patch alone suggests, read only when nothing else names a type.
+    fallback: dict[ChangeType, float] = field(default_factory=dict)
+    fallback_reasons: dict[ChangeType, Reason] = field(default_factory=dict)
+    sync_merge: bool = False
+    ships_dependencies: bool = False  # the commit changes a manifest of the released package
+
+    def vote(self, change_type: ChangeType | None, weight: float, cite: str) -> None:
+        if change_type is None or weight <= 0:
+            return
+        self.votes[change_type] = self.votes.get(change_type, 0.0) + weight
+        cites = self.cites.setdefault(change_type, [])
+        # `[Security]` and the word "Security" in the same title are one piece of evidence to a reader.
+        if bare_text(cite) not in {bare_text(c) for c in cites}:
+            cites.append(cite)
+
+    def signal(self, name: str, cite: str) -> None:
+        self.signals.setdefault(name, cite)
+
+    @property
+    def narrow(self) -> bool:
+        return "narrow" in self.signals
+
+    @property
+    def says_anything(self) -> bool:
+        return bool(self.votes or self.signals or self.caps)
+
+
+def _apply_tag(evidence: Evidence, rule: TagRule, tag: str, cite: str, *, may_flag_security: bool = True) -> None:
+    evidence.vote(rule.type, rule.weight, cite)
+    if rule.narrow:
+        evidence.signal("narrow", tag)
+    if rule.max_importance is not None:
+        evidence.caps.append((rule.max_importance, cite))
+    if rule.user_facing is not None:
+        evidence.user_facing = rule.user_facing
+    if rule.security and may_flag_security:
+        evidence.signal("security", cite)
+
+
+def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidence:
+    """Votes, caps and signals from the title's tags, prefix and patterns and from the body."""
+    evidence = Evidence()
+    for tag in title.tags:
+        for rule in rules.lookup_tag(tag):
+            _apply_tag(evidence, rule, tag, f"[{tag}]")
+    if title.conventional is not None:
+        cite = f"`{title.conventional_word}{f'({title.scope})' if title.scope else ''}{'!' if title.bang else ''}:`"
+        evidence.vote(title.conventional, rules.conventional.weight, cite)
+        if title.scope:
+            # A scope names an area: `docs(security):` documents it, `fix(security):` may fix a weakness.
+            may_flag = title.conventional in rules.decision.user_facing_types
+            for rule in rules.lookup_tag(title.scope):
+                _apply_tag(evidence, rule, title.scope, cite, may_flag_security=may_flag)
+        if title.bang:
+            evidence.signal("breaking", "bang")
+    stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
+    body_text = "\n".join(body_lines(body))
+    texts = {
+        "description": [title.description, stripped] if stripped != title.description else [title.description],
+        "title": [title.subject],
+        "body": [body_text],
+    }
+    for rule in rules.patterns.values():
+        match = next((m for text in texts[rule.where] if (m := rule.regex.search(text))), None)
+        if match is not None:
+            apply_pattern(evidence, rule, match, quote)
+    for block in prose_blocks(body):
+        if match := BREAKING_FOOTER.match(block):
+            evidence.breaking_footer = clip(match.group("text").strip(), MAX_QUOTED)
+            break
+    return evidence
+
+
+def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], quote: str) -> None:
+    cite = quote.format(text=match.group(0).strip())
+    evidence.vote(rule.type, rule.weight, cite)
+    if rule.max_importance is not None:
+        evidence.caps.append((rule.max_importance, cite))
+    if rule.signal is not None:
+        evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)

@@ -1,0 +1,89 @@
+"""The commit's files as path classes: which count, what they alone decide, whether they only move, core lines.
+
+Also the order in which a report names them (:func:`ranked_files`,
+:func:`impact_scope`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.models import ChangeType, ContextFile, FileCategory, FileStatus
+
+__all__ = ["Files", "impact_scope", "ranked_files", "read_files"]
+
+_MAX_SCOPE = 4
+_RANK = {category: index for index, category in enumerate(FileCategory)}
+
+
+@dataclass
+class Files:
+    """The commit's files as classes: which count, what they alone decide, whether they only move."""
+
+    files: list[ContextFile]
+    classes: list[str]
+    counted: list[int]
+    only_types: dict[ChangeType, int]
+    dominant_class: str
+    pure_move: bool
+    core_lines: int  # lines changed in files of `core` path classes
+    core_path: str  # the core file with the most changed lines
+
+
+def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
+    classes = [rules.path_class(f.path, f.category) for f in files]
+    counted = [i for i, name in enumerate(classes) if not rules.path_rules(name).ignorable] or list(range(len(files)))
+    lines: Counter[str] = Counter()
+    for i in counted:
+        lines[classes[i]] += max(1, files[i].additions + files[i].deletions)
+    only_types: dict[ChangeType, int] = {}
+    if counted and all(rules.path_rules(classes[i]).type is not None for i in counted):
+        for name, count in lines.items():
+            change_type = rules.path_rules(name).type
+            assert change_type is not None
+            only_types[change_type] = only_types.get(change_type, 0) + count
+    dominant = lines.most_common(1)[0][0] if lines else "source"
+    core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
+    core_lines = sum(f.additions + f.deletions for f in core)
+    core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
+    return Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules), core_lines, core_path)
+
+
+def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
+    moved = [f for f in files if f.status in (FileStatus.renamed, FileStatus.copied)]
+    others = [f for f in files if f.status not in (FileStatus.renamed, FileStatus.copied)]
+    return (
+        bool(moved)
+        and all(f.additions + f.deletions <= rules.moves.max_lines_per_moved_file for f in moved)
+        and all(f.additions + f.deletions <= rules.moves.max_lines_per_other_file for f in others)
+    )
+
+
+def ranked_files(files: list[ContextFile], moves_first: bool = False) -> list[ContextFile]:
+    """Source before build, tests and docs, larger changes first; in a pure move the moved files lead."""
+
+    def key(file: ContextFile) -> tuple[bool, int, int, str]:
+        moved = file.status in (FileStatus.renamed, FileStatus.copied)
+        return (moves_first and not moved, _RANK[file.category], -(file.additions + file.deletions), file.path)
+
+    return sorted(files, key=key)
+
+
+def impact_scope(files: list[ContextFile], moves_first: bool) -> list[str]:
+    """The paths that matter most, most important first, with crowded directories folded."""
+    ranked = ranked_files(files, moves_first)
+    if len(ranked) <= _MAX_SCOPE:
+        return [f.path for f in ranked]
+    crowd = Counter(f.path.rpartition("/")[0] for f in files)
+    entries: list[str] = []
+    for file in ranked:
+        folder = file.path.rpartition("/")[0]
+        moved = moves_first and file.status in (FileStatus.renamed, FileStatus.copied)
+        entry = f"{folder}/" if folder and crowd[folder] > 1 and not moved else file.path
+        if entry not in entries:
+            entries.append(entry)
+        if len(entries) == _MAX_SCOPE:
+            break
+    return entries

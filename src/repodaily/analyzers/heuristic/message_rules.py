@@ -1,0 +1,129 @@
+"""Rule sections that read words: title tags, Conventional Commits, patterns, merge titles, changelogs.
+
+Each is a section of the heuristic rule table (``rules.toml``); the whole table
+is :class:`~repodaily.analyzers.heuristic.rules.RuleSet`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes, normalise_tag
+from repodaily.models import ChangeType, Importance
+
+__all__ = ["ChangelogRules", "ConventionalRules", "MergeRules", "PatternRule", "SectionRule", "Signal", "TagRule"]
+
+Signal = Literal["security", "breaking", "default_change", "severe", "narrow", "release", "measured"]
+
+
+class TagRule(Strict):
+    """What a ``[Tag]`` in a title (or a Conventional Commits scope) tells."""
+
+    names: list[str] = Field(min_length=1)
+    type: ChangeType | None = None
+    weight: float = Field(default=3.0, ge=0)
+    narrow: bool = False
+    max_importance: Importance | None = None
+    user_facing: bool | None = None
+    security: bool = False
+
+
+class ConventionalRules(Strict):
+    weight: float = Field(default=4.0, ge=0)
+    types: dict[str, ChangeType]
+    scope_types: dict[str, ChangeType] = Field(default_factory=dict)
+
+
+class PatternRule(Strict):
+    """A regular expression over one part of the message and what its match means."""
+
+    pattern: str
+    where: Literal["description", "title", "body"] = "description"
+    type: ChangeType | None = None
+    weight: float = Field(default=1.0, ge=0)
+    max_importance: Importance | None = None
+    signal: Signal | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, FLAGS)
+
+
+class MergeRules(Strict):
+    """Merge commits: which titles hand over to a pull request's title, which only sync branches."""
+
+    pull_request: list[str] = Field(default_factory=list)
+    sync: list[str] = Field(default_factory=list)
+    not_a_title: list[str] = Field(default_factory=list)
+    max_importance: Importance = Importance.medium
+
+    @field_validator("pull_request", "sync", "not_a_title")
+    @classmethod
+    def _check(cls, value: list[str]) -> list[str]:
+        return check_regexes(value)
+
+    @cached_property
+    def pull_request_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, FLAGS) for pattern in self.pull_request]
+
+    @cached_property
+    def sync_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, FLAGS) for pattern in self.sync]
+
+    @cached_property
+    def not_a_title_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, FLAGS) for pattern in self.not_a_title]
+
+
+class SectionRule(Strict):
+    """What a changelog section heading (``### Fixed``) says about the entries under it."""
+
+    names: list[str] = Field(min_length=1)
+    type: ChangeType | None = None
+    weight: float = Field(default=3.0, ge=0)
+    signal: Signal | None = None
+
+
+class ChangelogRules(Strict):
+    """How the added lines of a changelog (path classes with ``changelog``) are read."""
+
+    entry: str
+    heading: str
+    sections: dict[str, SectionRule] = Field(default_factory=dict)
+    fallback_type: ChangeType = ChangeType.feat
+    min_importance: Importance = Importance.medium
+
+    @field_validator("entry")
+    @classmethod
+    def _check_entry(cls, value: str) -> str:
+        return check_regex(value, groups=("text",))
+
+    @field_validator("heading")
+    @classmethod
+    def _check_heading(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def entry_regex(self) -> re.Pattern[str]:
+        return re.compile(self.entry, FLAGS)
+
+    @cached_property
+    def heading_regex(self) -> re.Pattern[str]:
+        return re.compile(self.heading, FLAGS)
+
+    @cached_property
+    def _section_index(self) -> dict[str, SectionRule]:
+        return {normalise_tag(name): rule for rule in self.sections.values() for name in rule.names}
+
+    def section(self, heading: str) -> SectionRule | None:
+        """The rule of a heading, read without emoji, numbering or punctuation (``### 🐛 Bug Fixes``)."""
+        return self._section_index.get(normalise_tag(re.sub(r"[^\w\s-]", " ", heading)))

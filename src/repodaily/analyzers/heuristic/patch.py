@@ -1,0 +1,127 @@
+"""What the patch lines show: removed public definitions, dependency versions, and a type when nothing else names one.
+
+Removed definitions and dependency bumps are evidence like a title's words; the
+patch fallback (new public names, changed conditions with a new test) is read
+only when neither the message nor the files name a type.
+"""
+
+from __future__ import annotations
+
+from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
+from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.title import Title
+from repodaily.models import ChangeType, ContextFile
+
+__all__ = ["read_diff", "read_patch_fallback"]
+
+
+def _patch_lines(file: ContextFile, sign: str) -> list[str]:
+    return [line for line in file.text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3)]
+
+
+def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet) -> None:
+    """Add what the patches show: removed public definitions and dependency versions."""
+    definitions = rules.removed_definitions
+    removed: list[str] = []
+    kept: list[str] = []  # every line the commit leaves in place or adds, in any file
+    for file, name in zip(facts.files, facts.classes, strict=True):
+        kept += [line for line in file.text.splitlines() if not line.startswith("-")]
+        if rules.path_rules(name).type not in (None, ChangeType.build):
+            continue
+        for regex in definitions.regexes:
+            removed += [m.group("name") for line in _patch_lines(file, "-") if (m := regex.search(line))]
+    # A name still written somewhere (moved, redefined, or read elsewhere in the hunk) is not gone.
+    kept_text = "\n".join(kept)
+    evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in kept_text))
+    if evidence.removed_names:
+        evidence.vote(definitions.type, definitions.weight, f"`{evidence.removed_names[0]}`")
+        evidence.signal("breaking", "definitions")
+    evidence.dependencies = _dependency_changes(title, facts, rules)
+    deps = rules.dependencies
+    evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
+        deps.ships(f.path) for f in facts.files
+    )
+    for change in evidence.dependencies:
+        weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
+        evidence.vote(ChangeType.build, weight, f"`{change.name}`")
+
+
+def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[DependencyChange]:
+    deps = rules.dependencies
+    found: dict[str, tuple[str, str | None, str]] = {}
+    for pattern in deps.title_regexes:
+        if match := pattern.search(title.description):
+            name = match.group("name")
+            found[name.lower()] = (name, match.groupdict().get("old"), match.group("new"))
+    for file, name in zip(facts.files, facts.classes, strict=True):
+        if rules.path_rules(name).type != ChangeType.build:
+            continue
+        old = {
+            m.group("name").lower(): m.group("version")
+            for line in _patch_lines(file, "-")
+            if (m := deps.line_regex.match(line))
+        }
+        for line in _patch_lines(file, "+"):
+            match = deps.line_regex.match(line)
+            if match is None or deps.is_filler(match.group("name")):
+                continue
+            key = match.group("name").lower()
+            if key in old and old[key] != match.group("version") and (key not in found or found[key][1] is None):
+                found[key] = (match.group("name"), old[key], match.group("version"))
+    changes: dict[str, DependencyChange] = {}
+    for name, old_version, new_version in found.values():
+        big = old_version is None or old_version.split(".")[:2] != new_version.split(".")[:2]
+        semver = _semver_major(old_version, new_version)
+        change = DependencyChange(name, old_version, new_version, deps.is_major(name), big, semver)
+        # `torch` in the title and `TORCH_SUPPORTED_VERSION` in CMake are one bump; keep the one showing both versions.
+        key = deps.words(name)[0] if change.major else name.lower()
+        if key not in changes or (changes[key].old is None and old_version is not None):
+            changes[key] = change
+    return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
+
+
+def _semver_major(old: str | None, new: str) -> bool:
+    """The versions differ up to the first non-zero number of the old one (``0.11 -> 0.12``, ``1.4 -> 2.0``)."""
+    if old is None:
+        return False
+    old_parts, new_parts = old.split("."), new.split(".")
+    leading = next((i for i, part in enumerate(old_parts) if part.strip("0")), len(old_parts) - 1)
+    return old_parts[: leading + 1] != new_parts[: leading + 1]
+
+
+def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
+    """What the patch suggests when nothing names a type.
+
+    New public names suggest a feature; changed conditions with a new test, a fix.
+    """
+    diff = rules.diff
+    source = [f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type is None]
+    tests = [
+        f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type == ChangeType.test
+    ]
+    removed_text = "\n".join(line for f in facts.files for line in _patch_lines(f, "-"))
+    names = [
+        m.group("name")
+        for file in source
+        for line in _patch_lines(file, "+")
+        for regex in diff.name_regexes
+        if (m := regex.search(line))
+    ]
+    # A name the commit also removes was moved or renamed, not added; test helpers add nothing users see.
+    new = list(dict.fromkeys(n for n in names if n not in removed_text and not n.lower().startswith("test")))
+    added, deleted = sum(f.additions for f in source), sum(f.deletions for f in source)
+    if new and added >= diff.new_names_min_growth * deleted:
+        evidence.fallback[diff.new_names_type] = diff.new_names_weight
+        evidence.fallback_reasons[diff.new_names_type] = ("reason_diff_names", {"names": new})
+    adds_test = any(regex.search(line) for f in tests for line in _patch_lines(f, "+") for regex in diff.test_regexes)
+    changed = [
+        f
+        for f in source
+        if any(diff.condition_regex.search(line) for line in _patch_lines(f, "-"))
+        and any(diff.condition_regex.search(line) for line in _patch_lines(f, "+"))
+    ]
+    if adds_test and changed:
+        weight = max(diff.condition_weight, evidence.fallback.get(diff.condition_type, 0.0))
+        evidence.fallback[diff.condition_type] = weight
+        evidence.fallback_reasons[diff.condition_type] = ("reason_diff_fix", {"path": changed[0].path})

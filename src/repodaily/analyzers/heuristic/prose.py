@@ -1,0 +1,91 @@
+"""Prose out of commit messages: body lines without trailers, paragraphs, first sentences, clipped quotes.
+
+The evidence reads a ``BREAKING CHANGE:`` footer with these, the judgement
+quotes a changelog entry in a reason, and the texts quote the body's first
+sentence; all of them quote the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "BREAKING_FOOTER",
+    "MAX_QUOTED",
+    "bare_text",
+    "body_lines",
+    "body_sentence",
+    "clip",
+    "first_sentence",
+    "prose_blocks",
+]
+
+_TRAILER = re.compile(
+    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by"
+    r"|cc|change-id):",
+    re.IGNORECASE,
+)
+BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
+_NOT_PROSE = ("#", "<", "|", "```", "---", ">", "[", "!", "http")
+_BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig."})
+_REVERT_BOILERPLATE = re.compile(r"^This reverts commit [0-9a-f]{7,40}\.?\s*", re.IGNORECASE)
+MAX_QUOTED = 200
+
+
+def body_lines(body: str) -> list[str]:
+    """The body without its trailers (``Signed-off-by:`` and the like), which say nothing about the change."""
+    return [line for line in body.splitlines() if not _TRAILER.match(line)]
+
+
+def bare_text(cite: str) -> str:
+    """Letters and digits only, lower case: two wordings that differ only in markup compare equal."""
+    return "".join(ch for ch in cite.lower() if ch.isalnum())
+
+
+def prose_blocks(body: str) -> list[str]:
+    """The body's paragraphs and list items, each with its line wraps joined into one line."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for raw in [*body_lines(body), ""]:
+        line = raw.strip()
+        if not line or _BULLET.match(line):
+            if current:
+                blocks.append(current)
+            current = [_BULLET.sub("", line)] if line else []
+        else:
+            current.append(line)
+    return [" ".join(block) for block in blocks]
+
+
+def first_sentence(text: str) -> str:
+    """Up to the first full stop that ends a sentence (not the one in ``e.g.`` or ``v1.2``)."""
+    for match in _SENTENCE_END.finditer(text):
+        words = text[: match.start()].split()
+        if match.group() == "." and words and f"{words[-1].lower()}." in _ABBREVIATIONS:
+            continue
+        return text[: match.end()]
+    return text
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` whole, or cut at the last word boundary before ``limit`` with ``…``; never inside a code span."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    if cut.count("`") % 2:
+        cut = cut[: cut.rindex("`")]
+    return cut.rstrip(" ,;:—-") + "…"
+
+
+def body_sentence(body: str) -> str | None:
+    """The first sentence of the body's first prose paragraph, line wraps joined, never a fragment."""
+    for block in prose_blocks(body):
+        block = _REVERT_BOILERPLATE.sub("", block)
+        if block.startswith(_NOT_PROSE) or BREAKING_FOOTER.match(block):
+            continue
+        sentence = first_sentence(block)
+        if len(sentence) >= 20:
+            return clip(sentence, MAX_QUOTED)
+    return None

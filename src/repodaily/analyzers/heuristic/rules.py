@@ -1,0 +1,174 @@
+"""The heuristic analyzer's rules: a strict model of ``rules.toml``.
+
+The rules are data so that a repository's own conventions (its tags, its
+paths, its core, its major dependencies) can be taught to the analyzer from
+configuration without touching code. :meth:`RuleSet.load` reads the packaged
+table and merges an extension over it; the model rejects unknown keys, bad
+regular expressions and unknown placeholders when the rules are loaded, never
+halfway through a run. The sections that read a commit are modelled in
+:mod:`~repodaily.analyzers.heuristic.message_rules` and
+:mod:`~repodaily.analyzers.heuristic.diff_rules`, its sentences in
+:mod:`~repodaily.analyzers.heuristic.sentences`, the decision's own sections
+here; :func:`~repodaily.analyzers.heuristic.conventions.load_conventions` reads a
+repository's ``conventions`` setting into such an extension.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from collections.abc import Mapping
+from functools import cache, cached_property
+from importlib import resources
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator
+
+from repodaily.analyzers.heuristic.base import Strict, normalise_tag
+from repodaily.analyzers.heuristic.diff_rules import (
+    CoreRules,
+    DependencyRules,
+    DiffRules,
+    MovesRules,
+    PathClass,
+    ReleaseRules,
+    RemovedDefinitionRules,
+)
+from repodaily.analyzers.heuristic.message_rules import (
+    ChangelogRules,
+    ConventionalRules,
+    MergeRules,
+    PatternRule,
+    TagRule,
+)
+from repodaily.analyzers.heuristic.sentences import Messages
+from repodaily.errors import ConfigError
+from repodaily.models import ChangeType, FileCategory, Importance
+from repodaily.tables import describe, merge
+
+__all__ = ["Audiences", "DecisionRules", "RuleSet"]
+
+RULES_FILE = "rules.toml"
+
+Audience = Literal["users", "operators", "developers"]
+
+
+class DecisionRules(Strict):
+    tie_order: list[ChangeType]
+    fallback_type: ChangeType = ChangeType.chore
+    secondary_min_weight: float = Field(default=2.0, ge=0)
+    user_facing_types: list[ChangeType] = Field(default_factory=list)
+
+    @field_validator("tie_order")
+    @classmethod
+    def _every_type(cls, value: list[ChangeType]) -> list[ChangeType]:
+        missing = [t.value for t in ChangeType if t not in value]
+        if missing or len(set(value)) != len(value):
+            raise ValueError(f"must list every change type once (missing: {', '.join(missing) or 'none'})")
+        return value
+
+
+class Audiences(Strict):
+    breaking: Audience
+    security: Audience
+    major_dependency: Audience
+    default_change: Audience
+    revert: Audience
+    feat: Audience
+    fix: Audience
+    perf: Audience
+    build: Audience
+    other: Audience
+
+
+class RuleSet(Strict):
+    """All rules of the heuristic analyzer; build it with :meth:`load`."""
+
+    version: str
+    importance: dict[ChangeType, Importance]
+    decision: DecisionRules
+    moves: MovesRules = Field(default_factory=MovesRules)
+    tags: dict[str, TagRule] = Field(default_factory=dict)
+    conventional: ConventionalRules
+    patterns: dict[str, PatternRule] = Field(default_factory=dict)
+    paths: dict[str, PathClass] = Field(default_factory=dict)
+    core: CoreRules = Field(default_factory=CoreRules)
+    dependencies: DependencyRules
+    removed_definitions: RemovedDefinitionRules = Field(default_factory=RemovedDefinitionRules)
+    merges: MergeRules = Field(default_factory=MergeRules)
+    changelog: ChangelogRules
+    release: ReleaseRules = Field(default_factory=ReleaseRules)
+    diff: DiffRules = Field(default_factory=DiffRules)
+    audiences: Audiences
+    messages: dict[str, Messages] = Field(min_length=1)
+
+    @field_validator("importance")
+    @classmethod
+    def _every_type(cls, value: dict[ChangeType, Importance]) -> dict[ChangeType, Importance]:
+        missing = [t.value for t in ChangeType if t not in value]
+        if missing:
+            raise ValueError(f"no importance for {', '.join(missing)}")
+        return value
+
+    @classmethod
+    def load(cls, extra: Mapping[str, Any] | None = None, *, source: str | None = None) -> RuleSet:
+        """The packaged rules with ``extra`` merged over them.
+
+        ``extra`` has the shape of ``rules.toml`` (for instance a
+        repository's conventions): tables merge key by key, so
+        ``{"tags": {"kv": {"names": ["kv cache"], "narrow": True}}}`` adds one
+        tag; any other value replaces the default one, so a list given here is
+        the whole new list. Raises :class:`~repodaily.errors.ConfigError` naming
+        the offending key and ``source``, where ``extra`` came from.
+        """
+        data = _packaged_table()
+        if extra:
+            data = merge(data, extra)
+            source = source or "heuristic rules (with extension)"
+        else:
+            source = f"packaged heuristic {RULES_FILE}"
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(describe(exc, source)) from None
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """``<version>-<hash>``: changes with any rule, so cached analyses are redone."""
+        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        return f"{self.version}-{hashlib.sha256(canonical.encode()).hexdigest()[:10]}"
+
+    @cached_property
+    def _tag_index(self) -> dict[str, TagRule]:
+        # Later tables win, so an extension can take a name over from a default tag.
+        return {normalise_tag(name): rule for rule in self.tags.values() for name in rule.names}
+
+    def lookup_tag(self, text: str) -> list[TagRule]:
+        """Rules for one tag: by its whole name, else word by word (``[CPU Backend]``)."""
+        key = normalise_tag(text)
+        if key in self._tag_index:
+            return [self._tag_index[key]]
+        found: list[TagRule] = []
+        for word in key.split():
+            rule = self._tag_index.get(word)
+            if rule is not None and rule not in found:
+                found.append(rule)
+        return found
+
+    def path_class(self, path: str, category: FileCategory) -> str:
+        """The name of the class a file belongs to (see the ``[paths]`` tables)."""
+        for name, path_class in self.paths.items():
+            if path_class.matches(path):
+                return name
+        return category.value if category.value in self.paths else "source"
+
+    def path_rules(self, name: str) -> PathClass:
+        return self.paths.get(name) or PathClass(user_facing=True)
+
+
+@cache
+def _packaged_table() -> dict[str, Any]:
+    # Parsed once; `merge` copies what it changes, so the cached table is never modified.
+    text = resources.files("repodaily.analyzers.heuristic").joinpath(RULES_FILE).read_text(encoding="utf-8")
+    return tomllib.loads(text)
