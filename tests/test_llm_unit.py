@@ -869,3 +869,45 @@ def test_client_counts_usage_for_its_lifetime():
     run(twice())
     assert (client.usage.calls, client.usage.prompt_tokens, client.usage.completion_tokens) == (2, 24, 12)
     assert usage.calls == 2 and usage.seconds >= 0
+
+
+def test_pipeline_reads_a_big_commit_in_parts_within_the_call_cap(tmp_path):
+    """End to end through the pipeline: the context stage reads as much as the chunk calls can carry."""
+    from repodaily.config import load_config
+    from repodaily.demo.repo_builder import RepoBuilder
+    from repodaily.pipeline import Pipeline
+    from repodaily.store import Store
+
+    builder = RepoBuilder(tmp_path / "repo")
+    when = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
+    body = "".join(f"value_{i} = compute_something_long(argument_{i}, option={i})\n" for i in range(60))
+    builder.commit("Add computed values", when=when, files={f"src/module_{n}.py": body for n in range(3)})
+    config = load_config(
+        None,
+        environ={},
+        overrides={
+            "cache_dir": str(tmp_path / "cache"),
+            "context": {"budget_tokens": 1200},
+            "llm": {"highlights": False, "max_calls_per_commit": 4},
+        },
+    )
+    server = Server(default=_chunk_or_verdict)
+    llm = analyzer(server, budget_tokens=1200, max_calls_per_commit=4)
+    with Store(config.cache_path) as store:
+        pipeline = Pipeline(config, store, analyzer=llm)
+        (analysis,), _ = run(_analysed(pipeline, builder))
+    assert len(server.requests) == 4  # three parts, then the verdict
+    assert analysis.coverage.count(Coverage.full) == 3
+    assert analysis.coverage.budget_tokens == 3 * 1200
+
+
+async def _analysed(pipeline: Any, builder: Any) -> tuple[list[Analysis], set[str]]:
+    from repodaily.sources.git import collect_commits, open_repository
+
+    source = open_repository(str(builder.path), cache_dir=builder.path.parent / "c", fetch=False)
+    commits = collect_commits(source, datetime(2026, 2, 9, tzinfo=UTC), datetime(2026, 2, 10, tzinfo=UTC))
+    try:
+        analyses, cached = await pipeline.analyze("acme/engine", commits)
+    finally:
+        await pipeline.aclose()
+    return list(analyses.values()), cached

@@ -199,7 +199,7 @@ class Pipeline:
         self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
-        item = build_input(repo, commit, budget_tokens=self.config.context.budget_tokens)
+        item = build_input(repo, commit, budget_tokens=analyzer.context_budget(self.config.context.budget_tokens))
         async with semaphore:
             try:
                 if self.refused is not None:

@@ -34,6 +34,14 @@ class Analyzer(abc.ABC):
         produce interchangeable analyses.
         """
 
+    def context_budget(self, per_prompt_tokens: int) -> int:
+        """Diff tokens of one commit this analyzer can use when one prompt carries ``per_prompt_tokens``.
+
+        The context stage reads each commit up to this budget. An analyzer that
+        spreads a big commit over several calls (map-reduce) can use more.
+        """
+        return per_prompt_tokens
+
     @abc.abstractmethod
     async def analyze(self, item: AnalysisInput) -> Analysis:
         """Judge one commit. Raise :class:`~repodaily.errors.AnalysisError` on failure."""

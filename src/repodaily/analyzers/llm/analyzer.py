@@ -131,6 +131,11 @@ class LLMAnalyzer(Analyzer):
             }
         )
 
+    def context_budget(self, per_prompt_tokens: int) -> int:
+        """One prompt's worth per chunk call: a big commit is read in parts, then judged from their summaries."""
+        calls = self.settings.max_calls_per_commit
+        return per_prompt_tokens * (calls - 1) if calls >= _MIN_MAP_REDUCE_CALLS else per_prompt_tokens
+
     async def highlights(self, day_items: Sequence[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
         """The day's three to five key points over its high and medium commits, each citing given SHAs only.
 

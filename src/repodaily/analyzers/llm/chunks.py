@@ -1,12 +1,11 @@
 """Splitting a commit's diff text into parts that each fit one prompt (the map of map-reduce).
 
 This works on the texts an :class:`~repodaily.models.AnalysisInput` carries,
-which the context stage has already cut to its own budget. So map-reduce only
-happens when that budget is bigger than one prompt's (``LLMSettings.budget_tokens``):
-the context stage decides how much of a huge commit is read at all, this module
-decides how it is spread over calls. Full patches beyond the context budget are
-not available here; an input built with a bigger budget is how a caller gets
-more of a big commit read.
+which the context stage has already cut to the analyzer's
+:meth:`~repodaily.analyzers.llm.LLMAnalyzer.context_budget` — one prompt's
+budget per chunk call. The context stage decides how much of a huge commit is
+read at all (and its receipt says so); this module decides how it is spread
+over calls.
 """
 
 from __future__ import annotations
