@@ -1,28 +1,36 @@
 # Two entry points: `make demo` and `make test`. Each sets up .venv first.
+# The demo needs only the runtime; the tests also need the test extras (among
+# them the local LLM server, which compiles once and is kept in pip's wheel cache).
 PYTHON ?= python3
 VENV ?= .venv
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+TESTING := $(VENV)/.installed-test
 
 .PHONY: setup demo test bench clean
 
-setup: $(STAMP)
+setup: $(TESTING)
 
-$(STAMP): pyproject.toml
+$(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	$(VENV)/bin/pip install --quiet -e .
+	touch $(RUNTIME)
 
-demo: $(STAMP)
+$(TESTING): $(RUNTIME)
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	touch $(TESTING)
+
+demo: $(RUNTIME)
 	$(VENV)/bin/repodaily demo
 
-test: $(STAMP)
+test: $(TESTING)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/pytest
 
-bench: $(STAMP)
+bench: $(TESTING)
 	$(VENV)/bin/python bench/collect_bench.py
+	$(VENV)/bin/python bench/llm_bench.py
 
 clean:
 	rm -rf $(VENV) repodaily-demo .pytest_cache
