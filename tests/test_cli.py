@@ -56,18 +56,13 @@ def _invoke(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def _demo(demo_repo: Path, *extra: str) -> tuple[int, str, str]:
+    """``repodaily report`` on the demo day of the demo repository."""
+    return _invoke("report", str(demo_repo), "--name", "demo-org/inferno", "--date", DEMO_DAY.isoformat(), *extra)
+
+
 def _report_json(demo_repo: Path, *extra: str) -> dict:
-    code, out, err = _invoke(
-        "report",
-        str(demo_repo),
-        "--name",
-        "demo-org/inferno",
-        "--date",
-        DEMO_DAY.isoformat(),
-        "--format",
-        "json",
-        *extra,
-    )
+    code, out, err = _demo(demo_repo, "--format", "json", *extra)
     assert code == 0, err
     return json.loads(out)
 
@@ -105,15 +100,13 @@ def test_demo_markdown_passes_the_structural_check(demo_repo, lang):
     from repodaily.models import DailyReport
 
     report = DailyReport.model_validate(_report_json(demo_repo, "--lang", lang))
-    code, markdown, err = _invoke(
-        "report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02", "--lang", lang
-    )
+    code, markdown, err = _demo(demo_repo, "--lang", lang)
     assert code == 0, err
     check_report(markdown, report)
 
 
 def test_demo_table_shows_trailer_free_message_lines_with_pipes_escaped(demo_repo):
-    code, markdown, _ = _invoke("report", str(demo_repo), "--name", "demo-org/inferno", "--date", "2026-03-02")
+    code, markdown, _ = _demo(demo_repo)
     assert code == 0
     row = next(line for line in markdown.splitlines() if "[Core] Split" in line and line.startswith("| 2026"))
     assert row == (
@@ -209,26 +202,16 @@ class _ProviderDown(Analyzer):
 
 
 def test_failed_analyses_fall_back_visibly_and_exit_1(demo_repo):
-    code, markdown, err = _invoke(
-        "report",
-        str(demo_repo),
-        "--name",
-        "demo-org/inferno",
-        "--date",
-        "2026-03-02",
+    code, markdown, err = _demo(
+        demo_repo,
         "--analyzer",
         "test-provider-down",
     )
     assert code == 1
     assert "⚠️" in markdown
     assert markdown.count("模型分析失败") >= len(DEMO_SUBJECTS)
-    code, out, _ = _invoke(
-        "report",
-        str(demo_repo),
-        "--name",
-        "demo-org/inferno",
-        "--date",
-        "2026-03-02",
+    code, out, _ = _demo(
+        demo_repo,
         "--analyzer",
         "test-provider-down",
         "--format",
@@ -299,13 +282,8 @@ def _check_written(out_dir: Path) -> None:
 
 
 def test_dry_run_prints_and_writes_nothing(demo_repo, tmp_path):
-    code, out, _ = _invoke(
-        "report",
-        str(demo_repo),
-        "--name",
-        "demo-org/inferno",
-        "--date",
-        "2026-03-02",
+    code, out, _ = _demo(
+        demo_repo,
         "--output",
         str(tmp_path / "out"),
         "--dry-run",
