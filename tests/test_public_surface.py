@@ -3,7 +3,9 @@
 import json
 import re
 import tomllib
+from fnmatch import fnmatch
 from importlib import resources
+from pathlib import Path
 
 from click.testing import CliRunner
 from report_checks import ANALYSIS_KEYS, REPORT_KEYS
@@ -71,3 +73,25 @@ def test_schema_command_prints_the_report_format():
     schema = json.loads(result.stdout)
     assert set(schema["properties"]) >= REPORT_KEYS
     assert set(schema["$defs"]["Analysis"]["properties"]) >= ANALYSIS_KEYS
+
+
+def test_every_data_file_of_the_package_is_declared_package_data():
+    """A template, rule table or prompt missing from package-data works in a checkout and fails once installed."""
+    root = Path(__file__).resolve().parents[1]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    globs = pyproject["tool"]["setuptools"]["package-data"]["repodaily"]
+    package = root / "src" / "repodaily"
+    data = [
+        path.relative_to(package)
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in (".py", ".pyc") and "__pycache__" not in path.parts
+    ]
+    assert data, "the package has data files"
+    undeclared = [str(path) for path in data if not any(_anchored_match(path, pattern) for pattern in globs)]
+    assert undeclared == []
+
+
+def _anchored_match(path: Path, pattern: str) -> bool:
+    """setuptools' package-data globs: anchored at the package, ``*`` within one directory."""
+    parts = Path(pattern).parts
+    return len(parts) == len(path.parts) and all(fnmatch(a, b) for a, b in zip(path.parts, parts))

@@ -1,7 +1,7 @@
 """A repository's conventions: the rule-table extension its ``conventions`` setting stands for.
 
 :func:`load_conventions` reads the setting (a shipped preset under
-``conventions/``, a TOML file, or an inline table) into an extension of
+``presets/``, a TOML file, or an inline table) into an extension of
 :class:`~repodaily.analyzers.heuristic.rules.RuleSet` and checks it once, when
 the configuration loads.
 """
@@ -20,12 +20,12 @@ from repodaily.tables import read_toml
 
 __all__ = ["available_conventions", "load_conventions"]
 
-CONVENTIONS_DIR = "conventions"
+PRESETS_DIR = "presets"
 
 
 def available_conventions() -> list[str]:
     """Names of the shipped conventions presets, e.g. ``["vllm"]``."""
-    folder = resources.files("repodaily.analyzers.heuristic").joinpath(CONVENTIONS_DIR)
+    folder = resources.files("repodaily.analyzers.heuristic").joinpath(PRESETS_DIR)
     return sorted(entry.name.removesuffix(".toml") for entry in folder.iterdir() if entry.name.endswith(".toml"))
 
 
@@ -48,7 +48,7 @@ def _conventions_table(spec: str | Mapping[str, Any]) -> tuple[dict[str, Any], s
         return dict(spec), "inline conventions"
     presets = available_conventions()
     if spec in presets:
-        path = f"{CONVENTIONS_DIR}/{spec}.toml"
+        path = f"{PRESETS_DIR}/{spec}.toml"
         text = resources.files("repodaily.analyzers.heuristic").joinpath(path).read_text(encoding="utf-8")
         return tomllib.loads(text), f"conventions preset {spec!r} ({path})"
     if "/" not in spec and "\\" not in spec and not spec.endswith(".toml"):
