@@ -260,6 +260,8 @@ path = "{tmp_path / "quiet"}"
     with sqlite3.connect(tmp_path / "xdg-cache" / "repodaily" / "repodaily.db") as db:
         (summary,) = db.execute("SELECT summary FROM runs WHERE finished_at IS NOT NULL").fetchone()
         reports = db.execute("SELECT repo, day, commits FROM reports ORDER BY repo").fetchall()
+        highlight_rows = db.execute("SELECT count(*) FROM highlights").fetchone()[0]
+    assert highlight_rows == 0  # the heuristic writes no highlights, so nothing is asked or stored
     recorded = json.loads(summary)
     assert (recorded["reports"], recorded["failed_repos"], recorded["degraded_commits"]) == (2, [], 0)
     assert (recorded["calls"], recorded["prompt_tokens"], recorded["cached"]) == (

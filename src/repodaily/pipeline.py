@@ -300,7 +300,7 @@ class Pipeline:
 
         A failure costs only the highlights, never the report.
         """
-        if not self.config.llm.highlights or not commits or self.refused is not None:
+        if not (analyzer.writes_highlights and self.config.llm.highlights) or not commits or self.refused is not None:
             return []
         items = [(c.sha, c.subject, analyses[c.sha]) for c in commits]
         key = hashlib.sha256(

@@ -24,6 +24,8 @@ class Analyzer(abc.ABC):
     name: str
     #: Version of the prompt an analyzer sends, for the report's footer; None without one.
     prompt_version: str | None = None
+    #: Whether :meth:`highlights` can write anything; the pipeline skips the step otherwise.
+    writes_highlights: bool = False
 
     @property
     @abc.abstractmethod

@@ -73,6 +73,7 @@ class LLMAnalyzer(Analyzer):
 
     name = "llm"
     prompt_version = PROMPT_VERSION
+    writes_highlights = True
 
     def __init__(
         self,
