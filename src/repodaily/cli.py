@@ -4,7 +4,8 @@ Commands only parse options and call the pipeline; this module alone turns
 outcomes into exit codes:
 
   0  every report written, every commit analysed as configured
-  1  written, but degraded: some analyses fell back, or some repositories failed
+  1  written, but degraded: some analyses fell back, some commits' file contents are missing
+     from the repository, or some repositories failed
   2  usage or input error: bad option, date, config, repository or cache directory
   3  a report could not be rendered or delivered
 """
@@ -33,6 +34,7 @@ from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
+from repodaily.publish.files import ReportFile
 from repodaily.sources.git import is_url
 from repodaily.store import Store
 
@@ -144,28 +146,32 @@ def _load(config_path: str | None, **flags: Any) -> Config:
     return load_config(find_config_file(config_path, os.environ), overrides=overrides)
 
 
-def _echo_report_stdout(reports: Sequence[DailyReport], rendered: Sequence[dict[str, str]], fmt: str) -> None:
-    if fmt == "json" and len(reports) > 1:
-        click.echo("[\n" + ",\n".join(r[fmt].rstrip("\n") for r in rendered) + "\n]")
-        return
-    click.echo("\n".join(r[fmt] for r in rendered), nl=False)
-
-
 def _exit_code(summary: RunSummary) -> int:
-    return EXIT_DEGRADED if summary.degraded_commits or summary.failed_repos else EXIT_OK
+    degraded = summary.degraded_commits or summary.incomplete_commits or summary.failed_repos
+    return EXIT_DEGRADED if degraded else EXIT_OK
+
+
+def _echo_files(files: Sequence[ReportFile]) -> None:
+    """Say what was written the moment it is, or show what a dry run would write."""
+    for file in files:
+        if file.written:
+            click.echo(str(file.path))
+        else:
+            click.echo(f"# would write {file.path}\n{file.content}")
 
 
 def _print_summary(summary: RunSummary) -> None:
     for outcome in summary.outcomes:
         if outcome.error is not None:
             click.echo(f"repodaily: error: {outcome.repo}: {outcome.error}", err=True)
-        for file in outcome.files:
-            if file.written:
-                click.echo(str(file.path))
-            else:
-                click.echo(f"# would write {file.path}\n{file.content}")
     if summary.degraded_commits:
         click.echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
+    if summary.incomplete_commits:
+        click.echo(
+            f"repodaily: {summary.incomplete_commits} commit(s) with file contents missing from the repository;"
+            " see the reports' banner",
+            err=True,
+        )
 
 
 # --------------------------------------------------------------------------- commands
@@ -249,23 +255,34 @@ def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, to_st
     with Store(config.cache_path) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress)
         if to_stdout:
-            reports = asyncio.run(_reports_only(pipeline, repos[0], days))
-            rendered = [pipeline.render(r) for r in reports]
-            _echo_report_stdout(reports, rendered, config.output.formats[0])
-            degraded = sum(r.stats.degraded for r in reports)
+            degraded = asyncio.run(_stream_to_stdout(pipeline, repos[0], days, config.output.formats[0]))
             return EXIT_DEGRADED if degraded else EXIT_OK
-        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run))
+        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, on_files=_echo_files))
     if len(repos) == 1 and summary.failed_repos:
         raise summary.failed_repos[0].error  # type: ignore[misc]
     _print_summary(summary)
     return _exit_code(summary)
 
 
-async def _reports_only(pipeline: Pipeline, repo: RepoConfig, days: list[Any]) -> list[DailyReport]:
+async def _stream_to_stdout(pipeline: Pipeline, repo: RepoConfig, days: list[Any], fmt: str) -> int:
+    """Print each day's report as soon as it is made; several days of JSON form one array.
+
+    Returns how many commits were degraded or incomplete.
+    """
+    as_array = fmt == "json" and len(days) > 1
+    degraded = 0
+    separator = "[\n" if as_array else ""
     try:
-        return await pipeline.reports_for(repo, days)
+        async for report in pipeline.iter_reports(repo, days):
+            text = pipeline.render(report)[fmt]
+            degraded += report.stats.degraded + report.stats.incomplete
+            click.echo(separator + (text.rstrip("\n") if as_array else text), nl=False)
+            separator = ",\n" if as_array else "\n"
+        if as_array:
+            click.echo("\n]")
     finally:
         await pipeline.aclose()
+    return degraded
 
 
 @main.command("eval")

@@ -48,6 +48,7 @@ def _report_commit(commit: Commit, analysis: Analysis, web_url: str | None) -> R
         pr_number=pr,
         pr_url=f"{web_url}/pull/{pr}" if web_url and pr else None,
         encoding_issues=commit.encoding_issues,
+        missing_files=[f.path for f in commit.files if f.content_missing],
         analysis=analysis,
     )
 
@@ -60,6 +61,7 @@ def _stats(commits: list[Commit], analyses: list[Analysis]) -> Stats:
         medium=importance[Importance.medium],
         low=importance[Importance.low],
         degraded=sum(1 for a in analyses if a.status != AnalysisStatus.ok),
+        incomplete=sum(1 for c in commits if any(f.content_missing for f in c.files)),
         by_type=dict(Counter(a.type.value for a in analyses).most_common()),
         additions=sum(f.additions for c in commits for f in c.files),
         deletions=sum(f.deletions for c in commits for f in c.files),

@@ -275,6 +275,10 @@ class ReportCommit(_Model):
     pr_number: int | None = None
     pr_url: str | None = None
     encoding_issues: list[str] = Field(default_factory=list)
+    missing_files: list[str] = Field(
+        default_factory=list,
+        description="Files whose content the repository lacks (missing objects): their diff could not be read.",
+    )
     analysis: Analysis
 
 
@@ -297,6 +301,9 @@ class Stats(_Model):
     medium: int = 0
     low: int = 0
     degraded: int = 0
+    incomplete: int = Field(
+        default=0, description="Commits with files whose content the repository lacks (see missing_files)."
+    )
     by_type: dict[str, int] = Field(default_factory=dict)
     additions: int = 0
     deletions: int = 0

@@ -12,8 +12,8 @@ import hashlib
 import json
 import logging
 import time
-from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -34,12 +34,13 @@ from repodaily.models import (
     Highlight,
     Importance,
     RunInfo,
+    Stats,
     Usage,
 )
 from repodaily.plan import day_window
 from repodaily.publish.files import ReportFile, write_reports
 from repodaily.render import render_json, render_markdown
-from repodaily.sources.git import collect_commits, infer_repo_name, open_repository
+from repodaily.sources.git import collect_days, infer_repo_name, open_repository
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -61,10 +62,20 @@ class _NoProgress:
         pass
 
 
+@dataclass(frozen=True)
+class ReportRecord:
+    """What a run keeps of one published report: its figures, not its text, so memory stays flat."""
+
+    repo: str
+    date: date
+    stats: Stats
+    run: RunInfo
+
+
 @dataclass
 class RepoOutcome:
     repo: str
-    reports: list[DailyReport] = field(default_factory=list)
+    reports: list[ReportRecord] = field(default_factory=list)
     files: list[ReportFile] = field(default_factory=list)
     error: RepodailyError | None = None
 
@@ -76,6 +87,10 @@ class RunSummary:
     @property
     def degraded_commits(self) -> int:
         return sum(r.stats.degraded for o in self.outcomes for r in o.reports)
+
+    @property
+    def incomplete_commits(self) -> int:
+        return sum(r.stats.incomplete for o in self.outcomes for r in o.reports)
 
     @property
     def failed_repos(self) -> list[RepoOutcome]:
@@ -241,51 +256,62 @@ class Pipeline:
 
     # -- one repository, many days
 
-    async def reports_for(self, repo: RepoConfig, days: Sequence[date]) -> list[DailyReport]:
-        """Collect the whole span once, then split it into one report per day."""
+    async def iter_reports(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[DailyReport]:
+        """One report per day of ``days``, oldest first, each made before the next day is read.
+
+        The span is listed once and its diffs streamed by one git process, but
+        only one day is held in memory at a time: a ten-year backfill peaks where
+        a single day does. A consumer that stops early closes the git stream.
+        """
         tz = self.config.tz
-        started = time.monotonic()
         source = open_repository(repo.location, cache_dir=self.config.cache_path, branch=repo.branch)
         repo = _named(repo, source.remote_url)
         assert repo.name is not None
-        first, last = day_window(min(days), tz), day_window(max(days), tz)
-        commits = collect_commits(source, first.start, last.end, max_patch_bytes=self.config.context.max_patch_bytes)
-        by_day: dict[date, list[Commit]] = defaultdict(list)
-        for commit in commits:
-            by_day[commit.committed_at.astimezone(tz).date()].append(commit)
-        wanted = [c for day in days for c in by_day.get(day, [])]
-        analyses, cached = await self.analyze(repo.name, wanted, conventions=repo.conventions)
+        ordered = sorted(set(days))
+        windows = [day_window(day, tz) for day in ordered]
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
-        reports = []
-        for day in days:
-            day_commits = by_day.get(day, [])
-            day_analyses = {c.sha: analyses[c.sha] for c in day_commits}
-            usage = _sum_usage(a for sha, a in day_analyses.items() if sha not in cached)
-            highlights = await self._highlights(analyzer, repo.name, day, day_commits, day_analyses, usage)
-            run = RunInfo(
-                analyzer=analyzer.fingerprint,
-                model=_main_model(day_analyses.values()),
-                prompt_version=analyzer.prompt_version,
-                calls=usage.calls,
-                prompt_tokens=usage.prompt_tokens,
-                completion_tokens=usage.completion_tokens,
-                seconds=round(time.monotonic() - started, 3),
-                degraded=sum(1 for a in day_analyses.values() if a.status != AnalysisStatus.ok),
-                cached=sum(1 for c in day_commits if c.sha in cached),
-            )
-            report = build_report(
-                repo=repo.name,
-                repo_url=_web_url(repo),
-                day=day,
-                timezone=self.config.timezone,
-                language=self.config.language,
-                commits=day_commits,
-                analyses=day_analyses,
-                run=run,
-                highlights=highlights,
-            )
-            reports.append(report)
-        return reports
+        stream = collect_days(
+            source, [(w.start, w.end) for w in windows], max_patch_bytes=self.config.context.max_patch_bytes
+        )
+        try:
+            for index, commits in stream:
+                yield await self._report(repo, analyzer, ordered[index], commits)
+        finally:
+            stream.close()
+
+    async def reports_for(self, repo: RepoConfig, days: Sequence[date]) -> list[DailyReport]:
+        """Every report of :meth:`iter_reports` in a list, for callers that want them all at once."""
+        return [report async for report in self.iter_reports(repo, days)]
+
+    async def _report(self, repo: RepoConfig, analyzer: Analyzer, day: date, commits: list[Commit]) -> DailyReport:
+        """Analyse one day's commits (the cache first) and digest them into its report."""
+        assert repo.name is not None
+        started = time.monotonic()
+        analyses, cached = await self.analyze(repo.name, commits, conventions=repo.conventions)
+        usage = _sum_usage(a for sha, a in analyses.items() if sha not in cached)
+        highlights = await self._highlights(analyzer, repo.name, day, commits, analyses, usage)
+        run = RunInfo(
+            analyzer=analyzer.fingerprint,
+            model=_main_model(analyses.values()),
+            prompt_version=analyzer.prompt_version,
+            calls=usage.calls,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            seconds=round(time.monotonic() - started, 3),
+            degraded=sum(1 for a in analyses.values() if a.status != AnalysisStatus.ok),
+            cached=len(cached),
+        )
+        return build_report(
+            repo=repo.name,
+            repo_url=_web_url(repo),
+            day=day,
+            timezone=self.config.timezone,
+            language=self.config.language,
+            commits=commits,
+            analyses=analyses,
+            run=run,
+            highlights=highlights,
+        )
 
     async def _highlights(
         self,
@@ -329,16 +355,28 @@ class Pipeline:
     def publish(self, report: DailyReport, *, dry_run: bool = False) -> list[ReportFile]:
         return write_reports(report, self.render(report), self.config.output, dry_run=dry_run)
 
-    async def run(self, repos: Sequence[RepoConfig], days: Sequence[date], *, dry_run: bool = False) -> RunSummary:
-        """Every repository for every day; a repository that fails does not stop the others."""
+    async def run(
+        self,
+        repos: Sequence[RepoConfig],
+        days: Sequence[date],
+        *,
+        dry_run: bool = False,
+        on_files: Callable[[list[ReportFile]], None] | None = None,
+    ) -> RunSummary:
+        """Every repository for every day; a repository that fails does not stop the others.
+
+        Each day's report is published as soon as it is made, and ``on_files`` is
+        told at once (the CLI prints the paths), so a long backfill shows its
+        progress and a failure later in the span loses nothing already written.
+        """
         summary = RunSummary()
         run_id = self.store.start_run("run")
         for repo in repos:
             outcome = RepoOutcome(repo=repo.name or repo.location)
             try:
-                outcome.reports = await self.reports_for(repo, days)
-                for report in outcome.reports:
+                async for report in self.iter_reports(repo, days):
                     files = self.publish(report, dry_run=dry_run)
+                    outcome.reports.append(ReportRecord(report.repo, report.date, report.stats, report.run))
                     outcome.files.extend(files)
                     self.store.record_report(
                         run_id,
@@ -348,6 +386,8 @@ class Pipeline:
                         report.stats.degraded,
                         [str(f.path) for f in files],
                     )
+                    if on_files is not None:
+                        on_files(files)
             except RepodailyError as exc:
                 outcome.error = exc
             summary.outcomes.append(outcome)
@@ -359,6 +399,7 @@ class Pipeline:
                 "reports": sum(len(o.reports) for o in summary.outcomes),
                 "failed_repos": [o.repo for o in summary.failed_repos],
                 "degraded_commits": summary.degraded_commits,
+                "incomplete_commits": summary.incomplete_commits,
                 **{
                     key: sum(getattr(r.run, key) for o in summary.outcomes for r in o.reports)
                     for key in ("calls", "prompt_tokens", "completion_tokens", "cached")

@@ -18,9 +18,15 @@ from repodaily.models import DailyReport
 
 @dataclass(frozen=True)
 class ReportFile:
+    """One format of one report: where it went, and its text only when it was not written (a dry run).
+
+    A written file's text lives on disk; keeping it here too would make a long
+    backfill hold every report it wrote.
+    """
+
     path: Path
     format: str
-    content: str
+    content: str | None
     written: bool
 
 
@@ -76,5 +82,5 @@ def write_reports(
         path = report_path(output, report, fmt)
         if not dry_run:
             write_atomic(path, content)
-        files.append(ReportFile(path=path, format=fmt, content=content, written=not dry_run))
+        files.append(ReportFile(path=path, format=fmt, content=content if dry_run else None, written=not dry_run))
     return files

@@ -24,6 +24,7 @@ class Labels:
     model: str
     prompt_version: str
     degraded_banner: str
+    incomplete_banner: str
     empty_day: str
     highlights: str
     commit_list: str
@@ -51,6 +52,7 @@ class Labels:
     recommendations: str
     degraded_marker: str
     encoding_note: str
+    missing_note: str
     evidence: str
     no_files: str
     more_files: str
@@ -79,6 +81,7 @@ ZH = Labels(
     model="模型",
     prompt_version="（提示词 {version}）",
     degraded_banner="⚠️ {n} 个提交的模型分析失败，已改用启发式分析（见各提交的标注）。",
+    incomplete_banner="❗ 仓库缺少 {n} 个提交的部分文件内容（对象缺失），这些文件只按文件名判断（见各提交的标注）。",
     empty_day="本日无提交。",
     highlights="📌 今日要点",
     commit_list="📜 提交列表",
@@ -106,6 +109,7 @@ ZH = Labels(
     recommendations="💡 关注建议",
     degraded_marker="⚠️ 模型分析失败，以下为启发式分析",
     encoding_note="ℹ️ 提交中的非 UTF-8 字节已替换为 U+FFFD（字段：{fields}）。",
+    missing_note="❗ 仓库缺少这些文件的内容，未能读取其改动：{files}",
     evidence="📎 分析依据：",
     no_files="无文件变更",
     more_files="等",
@@ -155,6 +159,10 @@ EN = Labels(
     model="model",
     prompt_version=" (prompt {version})",
     degraded_banner=("⚠️ Model analysis failed for {n} commit{s}; heuristic analysis is shown instead (marked below)."),
+    incomplete_banner=(
+        "❗ The repository lacks file contents of {n} commit{s} (missing objects); "
+        "those files were judged by name only (marked below)."
+    ),
     empty_day="No commits on this day.",
     highlights="📌 Highlights",
     commit_list="📜 Commits",
@@ -182,6 +190,7 @@ EN = Labels(
     recommendations="💡 Recommendations",
     degraded_marker="⚠️ Model analysis failed; heuristic analysis shown",
     encoding_note="ℹ️ Non-UTF-8 bytes in this commit were replaced with U+FFFD (fields: {fields}).",
+    missing_note="❗ The repository lacks the content of these files; their changes could not be read: {files}",
     evidence="📎 Based on: ",
     no_files="no file changes",
     more_files=", …",

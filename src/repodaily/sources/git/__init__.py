@@ -20,12 +20,13 @@ reader), ``patch`` (files and hunks), ``commits`` (headers, messages, trailers),
 """
 
 from repodaily.sources.git.locations import infer_repo_name, is_url, redact_credentials
-from repodaily.sources.git.log import collect_commits
+from repodaily.sources.git.log import collect_commits, collect_days
 from repodaily.sources.git.repository import GitRepository, open_repository
 
 __all__ = [
     "GitRepository",
     "collect_commits",
+    "collect_days",
     "infer_repo_name",
     "is_url",
     "open_repository",

@@ -1,13 +1,15 @@
 """The window: which commits landed on the branch in [start, end], and their diffs.
 
-A window is read with two git processes whatever its length: a cheap first-parent
-listing (hashes and committer timestamps) picks the exact commits, then one
-``git log -p`` over those commits streams every diff. One process per commit would
-be about three times slower on a real day of vLLM.
+A span of windows is read with two git processes whatever its length: a cheap
+first-parent listing (hashes and committer timestamps) picks the exact commits,
+then one ``git log -p`` over those commits streams every diff. One process per
+commit would be about three times slower on a real day of vLLM.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -34,21 +36,57 @@ def collect_commits(
 
     ``start`` and ``end`` must be timezone-aware. Each commit carries its diff against
     its first parent (merges included), patches cut at ``max_patch_bytes`` per file.
-    A many-day window costs the same two git processes as a single day, so callers
-    that need many days collect once and split by ``committed_at``.
+    Callers that report day by day use :func:`collect_days`, which holds one day in
+    memory at a time.
     """
-    if start.tzinfo is None or end.tzinfo is None:
-        raise ValueError("start and end must be timezone-aware datetimes")
+    [(_, commits)] = collect_days(repo, [(start, end)], max_patch_bytes=max_patch_bytes)
+    return commits
+
+
+def collect_days(
+    repo: GitRepository, windows: Sequence[tuple[datetime, datetime]], *, max_patch_bytes: int = 1_000_000
+) -> Iterator[tuple[int, list[Commit]]]:
+    """Each window's commits, newest first, one window at a time: ``(index into windows, commits)``.
+
+    ``windows`` are inclusive, timezone-aware (start, end) pairs in ascending order
+    that do not overlap (report days). The whole span costs one listing and one
+    ``git log -p`` however many windows it has, and the stream is consumed one
+    window at a time, so memory holds one day of diffs, not the span's: a ten-year
+    backfill peaks where a single day does. The git process stays open between
+    windows; closing the iterator early ends it.
+    """
+    for start, end in windows:
+        if start.tzinfo is None or end.tzinfo is None:
+            raise ValueError("window bounds must be timezone-aware datetimes")
+    if not windows:
+        return
     ref = require_branch(repo.git_dir, repo.branch, str(repo.git_dir))
-    shas = _shas_in_window(repo.git_dir, ref, start, end)
-    return _read_commits(repo.git_dir, shas, max_patch_bytes) if shas else []
+    buckets = _bucket(_listed(repo.git_dir, ref, windows[0][0], windows[-1][1]), windows)
+    ordered = [sha for bucket in buckets for sha in bucket]
+    stream = _stream_commits(repo.git_dir, ordered, max_patch_bytes)
+    try:
+        for index, bucket in enumerate(buckets):
+            yield index, [next(stream) for _ in bucket]
+    finally:
+        stream.close()
 
 
-def _shas_in_window(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[str]:
-    """First-parent SHAs committed in [start, end], newest first, from a listing without diffs."""
+def _bucket(listed: list[tuple[str, int]], windows: Sequence[tuple[datetime, datetime]]) -> list[list[str]]:
+    """The listed SHAs of each window, in listing order (newest first)."""
+    starts = [start.timestamp() for start, _ in windows]
+    buckets: list[list[str]] = [[] for _ in windows]
+    for sha, committed in listed:
+        index = bisect_right(starts, committed) - 1
+        if index >= 0 and committed <= windows[index][1].timestamp():
+            buckets[index].append(sha)
+    return buckets
+
+
+def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tuple[str, int]]:
+    """(SHA, committer timestamp) of first-parent commits in [start, end], newest first, without diffs."""
     first, last = start.timestamp(), end.timestamp()
     stop_before = (start - _WINDOW_SLACK).timestamp()
-    shas: list[str] = []
+    listed: list[tuple[str, int]] = []
     old_run = 0
     args = ["log", "--first-parent", "--no-show-signature", "--format=%H %ct", ref, "--"]
     with GitProcess(args, git_dir=git_dir) as git:
@@ -56,39 +94,45 @@ def _shas_in_window(git_dir: Path, ref: str, start: datetime, end: datetime) -> 
             sha, _, stamp = line.decode("ascii").partition(" ")
             committed = int(stamp)
             if first <= committed <= last:
-                shas.append(sha)
+                listed.append((sha, committed))
             old_run = old_run + 1 if committed < stop_before else 0
             if old_run >= _OLD_RUN_TO_STOP:
-                return shas
+                return listed
         error = git.error()
     if error is not None:
         raise SourceError(f"cannot list commits of {ref} in {git_dir}: {error}")
-    return shas
+    return listed
 
 
-def _read_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> list[Commit]:
-    """Every commit of ``shas``, in that order, from one ``git log -p`` stream.
+def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Iterator[Commit]:
+    """Every commit of ``shas``, in that order, from one ``git log -p`` stream, each as soon as it is read.
 
     When git dies inside a commit because blobs are absent (a partial clone that
-    cannot reach its remote), that commit is rebuilt without them and the stream
-    resumes after it; any other failure is a SourceError.
+    cannot reach its remote, or a damaged repository), that commit is rebuilt
+    without them and the stream resumes after it; any other failure is a SourceError.
     """
-    commits: list[Commit] = []
-    while len(commits) < len(shas):
-        todo = shas[len(commits) :]
+    done = 0
+    while done < len(shas):
+        todo = shas[done:]
         with GitProcess(PATCH_LOG, git_dir=git_dir, stdin="\n".join(todo).encode("ascii") + b"\n") as git:
             last: ParsedCommit | None = None
             for parsed in parse_log(LineReader(git.stdout, max_patch_bytes), max_patch_bytes):
                 if last is not None:
-                    commits.append(last.commit())
+                    yield _expected(last.commit(), shas[done], git_dir)
+                    done += 1
                 last = parsed
             error = git.error()
         if error is None and last is not None:
-            commits.append(last.commit())
+            commit = last.commit()
         elif last is None or (rescued := commit_with_missing_blobs(git_dir, last, max_patch_bytes)) is None:
             raise SourceError(f"cannot read diffs in {git_dir}: {error or 'git printed no commits'}")
         else:
-            commits.append(rescued)
-    if [c.sha for c in commits] != shas:
+            commit = rescued
+        yield _expected(commit, shas[done], git_dir)
+        done += 1
+
+
+def _expected(commit: Commit, sha: str, git_dir: Path) -> Commit:
+    if commit.sha != sha:
         raise SourceError(f"git returned other commits than asked in {git_dir}")
-    return commits
+    return commit
