@@ -1,7 +1,8 @@
 """Run an evaluation: find the labelled commits, analyse them as reports do, score them.
 
-The commits are read by the report's own source over the labelled days' span
-(one ``collect_commits`` call; a many-day window costs what one day does), and
+The commits are read by the report's own source over the labelled days' span,
+streamed day by day (:func:`collect_days`, so memory holds one day of diffs and
+the labelled commits, not the span), and
 analysed by :meth:`Pipeline.analyze`, with the configured analyzer, context
 budget and store cache. So a figure here describes exactly the analyses a
 report would show, and a second evaluation of the same set costs no analysis.
@@ -10,7 +11,7 @@ report would show, and a second evaluation of the same set costs no analysis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date
+from datetime import date, timedelta
 
 from pydantic import BaseModel, Field
 
@@ -26,7 +27,7 @@ from repodaily.evaluation.metrics import (
 from repodaily.models import AnalysisStatus, Commit
 from repodaily.pipeline import Pipeline
 from repodaily.plan import day_window
-from repodaily.sources.git import collect_commits, infer_repo_name, open_repository
+from repodaily.sources.git import collect_days, infer_repo_name, open_repository
 
 __all__ = ["EvalRun", "evaluate"]
 
@@ -81,13 +82,17 @@ async def evaluate(
     if not repo:
         raise ConfigError(f"cannot tell owner/repo for {location!r}; give it with --name")
     first_day, last_day = min(label.date for label in labels), max(label.date for label in labels)
-    commits = collect_commits(
-        source,
-        day_window(first_day, config.tz).start,
-        day_window(last_day, config.tz).end,
-        max_patch_bytes=config.context.max_patch_bytes,
-    )
-    found, missing = _match(labels, commits, labels_file)
+    windows = [day_window(first_day + timedelta(days=n), config.tz) for n in range((last_day - first_day).days + 1)]
+    prefixes = tuple(label.sha for label in labels)
+    labelled = [
+        commit
+        for _, commits in collect_days(
+            source, [(w.start, w.end) for w in windows], max_patch_bytes=config.context.max_patch_bytes
+        )
+        for commit in commits
+        if commit.sha.startswith(prefixes)
+    ]
+    found, missing = _match(labels, labelled, labels_file)
     try:
         analyses, cached = await pipeline.analyze(repo, [c for _, c in found])
     finally:
