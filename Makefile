@@ -31,6 +31,7 @@ test: $(TESTING)
 bench: $(TESTING)
 	$(VENV)/bin/python bench/collect_bench.py
 	$(VENV)/bin/python bench/llm_bench.py
+	$(VENV)/bin/python bench/memory_bench.py
 
 clean:
 	rm -rf $(VENV) repodaily-demo .pytest_cache
