@@ -144,3 +144,16 @@ def test_a_damaged_repository_on_stdout_also_exits_1(damaged: tuple[RepoBuilder,
 
     assert result.exit_code == 1
     assert "The repository lacks file contents of 1 commit" in result.stdout
+
+
+def test_the_stream_continues_across_git_processes(
+    week: RepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = open_repository(str(week.path), cache_dir=tmp_path / "cache")
+    windows = [window(FIRST + timedelta(days=offset)) for offset in range(7)]
+    whole = [[c.sha for c in commits] for _, commits in collect_days(source, windows)]
+
+    monkeypatch.setattr("repodaily.sources.git.log._COMMITS_PER_PROCESS", 3)  # 15 commits: five git processes
+    chunked = [[c.sha for c in commits] for _, commits in collect_days(source, windows)]
+
+    assert chunked == whole and sum(map(len, whole)) == 15

@@ -3,9 +3,9 @@
 A location is a local clone (used in place, never modified) or a URL, which is
 mirrored as a bare clone under the cache directory and fetched incrementally.
 
-A window is read with two git processes whatever its length: a cheap first-parent
-listing (hashes and committer timestamps) picks the exact commits, then one
-``git log -p`` over those commits streams every diff. The stream is parsed as bytes,
+A span of days is read with a cheap first-parent listing (hashes and committer
+timestamps) that picks the exact commits, then ``git log -p`` over those commits
+streams every diff, one day at a time (a fresh git per few hundred commits). The stream is parsed as bytes,
 line by line, so a 100 MB generated diff costs at most ``max_patch_bytes`` of memory
 per file while its ``+``/``-`` counts stay exact. One process per commit would be
 about three times slower on a real day of vLLM.

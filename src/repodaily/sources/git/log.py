@@ -1,9 +1,10 @@
 """The window: which commits landed on the branch in [start, end], and their diffs.
 
-A span of windows is read with two git processes whatever its length: a cheap
+A span of windows is read with few git processes whatever its length: a cheap
 first-parent listing (hashes and committer timestamps) picks the exact commits,
-then one ``git log -p`` over those commits streams every diff. One process per
-commit would be about three times slower on a real day of vLLM.
+then ``git log -p`` over those commits streams every diff, a fresh process per
+few hundred commits so git's own memory stays bounded. One process per commit
+would be about three times slower on a real day of vLLM.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from repodaily.sources.git.stream import PATCH_LOG, LineReader
 # after a run of commits that are all well before it.
 _WINDOW_SLACK = timedelta(days=2)
 _OLD_RUN_TO_STOP = 20
+# git keeps every commit and tree it has diffed, so one ``git log -p`` over a year of
+# vLLM grows past 250 MB; a fresh process per this many commits stays near 60 MB and
+# costs a few milliseconds each.
+_COMMITS_PER_PROCESS = 200
 
 
 def collect_commits(
@@ -50,10 +55,10 @@ def collect_days(
 
     ``windows`` are inclusive, timezone-aware (start, end) pairs in ascending order
     that do not overlap (report days). The whole span costs one listing and one
-    ``git log -p`` however many windows it has, and the stream is consumed one
-    window at a time, so memory holds one day of diffs, not the span's: a ten-year
-    backfill peaks where a single day does. The git process stays open between
-    windows; closing the iterator early ends it.
+    ``git log -p`` per :data:`_COMMITS_PER_PROCESS` commits however many windows
+    it has, and the stream is consumed one window at a time, so memory holds one
+    day of diffs, not the span's: a ten-year backfill peaks where a single day
+    does. Closing the iterator early ends the git process behind it.
     """
     for start, end in windows:
         if start.tzinfo is None or end.tzinfo is None:
@@ -105,15 +110,16 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
 
 
 def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Iterator[Commit]:
-    """Every commit of ``shas``, in that order, from one ``git log -p`` stream, each as soon as it is read.
+    """Every commit of ``shas``, in that order, streamed by ``git log -p``, each as soon as it is read.
 
-    When git dies inside a commit because blobs are absent (a partial clone that
-    cannot reach its remote, or a damaged repository), that commit is rebuilt
-    without them and the stream resumes after it; any other failure is a SourceError.
+    A new git process takes over every :data:`_COMMITS_PER_PROCESS` commits. When
+    git dies inside a commit because blobs are absent (a partial clone that cannot
+    reach its remote, or a damaged repository), that commit is rebuilt without them
+    and the stream resumes after it; any other failure is a SourceError.
     """
     done = 0
     while done < len(shas):
-        todo = shas[done:]
+        todo = shas[done : done + _COMMITS_PER_PROCESS]
         with GitProcess(PATCH_LOG, git_dir=git_dir, stdin="\n".join(todo).encode("ascii") + b"\n") as git:
             last: ParsedCommit | None = None
             for parsed in parse_log(LineReader(git.stdout, max_patch_bytes), max_patch_bytes):
