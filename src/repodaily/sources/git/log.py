@@ -10,7 +10,7 @@ would be about three times slower on a real day of vLLM.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -50,7 +50,7 @@ def collect_commits(
 
 def collect_days(
     repo: GitRepository, windows: Sequence[tuple[datetime, datetime]], *, max_patch_bytes: int = 1_000_000
-) -> Iterator[tuple[int, list[Commit]]]:
+) -> Generator[tuple[int, list[Commit]], None, None]:
     """Each window's commits, newest first, one window at a time: ``(index into windows, commits)``.
 
     ``windows`` are inclusive, timezone-aware (start, end) pairs in ascending order
@@ -109,7 +109,7 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
     return listed
 
 
-def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Iterator[Commit]:
+def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Generator[Commit, None, None]:
     """Every commit of ``shas``, in that order, streamed by ``git log -p``, each as soon as it is read.
 
     A new git process takes over every :data:`_COMMITS_PER_PROCESS` commits. When
