@@ -324,6 +324,24 @@ def test_table_rows_are_byte_exact():
     )
 
 
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        ("[Bugfix](xpu): prevent (#1)", "[Bugfix]\\(xpu): prevent (#1)"),
+        ("![p](https://t.example/p.gif)", "![p]\\(https:\\//t.example/p.gif)"),
+        ("[a](`) <img src=x> `", "[a]\\(`) <img src=x> `"),
+        ("see www.example.com or mail ceo@example.com", "see www\\.example.com or mail ceo`@`example.com"),
+        ("&lt;b&gt; & co", "&amp;lt;b&amp;gt; & co"),
+        ("don`t pair [^1]", "don\\`t pair [\\^1]"),
+        ("ends with \\", "ends with \\\\"),
+    ],
+)
+def test_table_respells_only_what_could_break_out(line: str, written: str):
+    commit = _commit("respell", 7, _analysis("low"), subject=line, message_lines=[line, "next"])
+    row = _table_lines(render_markdown(_report([commit])))[2]
+    assert row.endswith(f" | {written}<br>next |")
+
+
 @pytest.mark.skipif(not REFERENCE.is_file(), reason="shared reference report not found")
 def test_reference_table_renders_byte_identical():
     expected = _table_lines(REFERENCE.read_text(encoding="utf-8"))
