@@ -4,19 +4,28 @@
 table renderer does (markdown-it) and asserts the guarantees of the format: one
 heading hierarchy, every TOC link resolving, each commit in exactly one
 section of the right group, counts that agree, the commit table in order, and
-no heading or HTML that our templates did not write. The lower-level functions
-return lists of problems instead of asserting, so a test can show that a
-broken report (the replaced tool's) fails them.
+no heading that our templates did not write. It also renders the report with
+every renderer in :data:`RENDERERS` (cmark-gfm as GitHub calls it and without
+its tag filter, markdown-it with raw HTML on, with linkify too when installed)
+and asserts that each shows one table row per commit and no element, link,
+image or ``javascript:`` URL that our templates did not write. The lower-level
+functions return lists of problems instead of asserting, so a test can show
+that a broken report (the replaced tool's) fails them.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from urllib.parse import unquote
 from zoneinfo import ZoneInfo
 
+import cmarkgfm
+from cmarkgfm.cmark import Options
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
@@ -28,7 +37,7 @@ TABLE_RULE = "|----------|------|----------|"
 GROUP_MARKERS = {"🔴": Importance.high, "🟡": Importance.medium, "🟢": Importance.low}
 DEGRADED_MARKER = "⚠️"
 _ANCHOR_OPEN = re.compile(r'^<a id="(c-[0-9a-f]{7})">$')
-_OUR_INLINE_HTML = {"<sub>", "</sub>", "<br>", "</a>"}
+_ANCHOR_ID = re.compile(r"c-[0-9a-f]{7}")
 _GROUP_COUNT = re.compile(r"\((\d+)\)$")
 
 
@@ -112,24 +121,6 @@ def anchor_ids(tokens: list[Token]) -> list[str]:
     ]
 
 
-def html_problems(tokens: list[Token]) -> list[str]:
-    """Raw HTML other than our commit anchors, ``<sub>`` and ``<br>`` means some text injected it."""
-    problems = [
-        f"line {t.map[0] + 1 if t.map else 0}: HTML block {t.content!r}" for t in tokens if t.type == "html_block"
-    ]
-    closings = 0
-    for token in tokens:
-        for child in token.children or []:
-            if child.type != "html_inline":
-                continue
-            closings += child.content == "</a>"
-            if child.content not in _OUR_INLINE_HTML and not _ANCHOR_OPEN.match(child.content):
-                problems.append(f"line {token.map[0] + 1 if token.map else 0}: inline HTML {child.content!r}")
-    if closings != len(anchor_ids(tokens)):
-        problems.append(f"{closings} </a> for {len(anchor_ids(tokens))} anchors")
-    return problems
-
-
 def fragment_links(tokens: list[Token]) -> list[str]:
     """Every in-document link target, without the ``#``, percent-decoded."""
     return [
@@ -152,7 +143,13 @@ def check_report(markdown: str, report: DailyReport) -> None:
     assert markdown.encode("utf-8").decode("utf-8") == markdown, "report does not round-trip through UTF-8"
     assert markdown.endswith("\n") and not markdown.endswith("\n\n"), "report must end with exactly one newline"
     tokens = parse(markdown)
-    for problems in (heading_problems(tokens), html_problems(tokens), link_problems(tokens)):
+    html = rendered(markdown)
+    for problems in (
+        heading_problems(tokens),
+        link_problems(tokens),
+        markup_problems(html, report),
+        table_problems(html, report),
+    ):
         assert not problems, "\n".join(problems)
     _check_headings(tokens, report)
     _check_sections(tokens, report)
@@ -266,19 +263,6 @@ def _number_after(text: str, marker: str) -> int:
     return int(match.group(1).replace(",", ""))
 
 
-def _table_rows(tokens: list[Token]) -> list[list[str]]:
-    rows: list[list[str]] = []
-    in_body = False
-    for token in tokens:
-        if token.type in ("tbody_open", "tbody_close"):
-            in_body = token.type == "tbody_open"
-        elif in_body and token.type == "tr_open":
-            rows.append([])
-        elif in_body and token.type == "inline":
-            rows[-1].append(rendered_text(token))
-    return rows
-
-
 def _check_table(markdown: str, tokens: list[Token], report: DailyReport) -> None:
     tables = [t for t in tokens if t.type == "table_open"]
     if not report.commits:
@@ -291,15 +275,172 @@ def _check_table(markdown: str, tokens: list[Token], report: DailyReport) -> Non
     assert source[start : start + 2] == [TABLE_HEADERS[report.language], TABLE_RULE], (
         f"table header {source[start : start + 2]} is not the contract"
     )
-    rows = _table_rows(tokens)
-    assert len(rows) == len(report.commits), f"{len(rows)} table rows for {len(report.commits)} commits"
-    zone = ZoneInfo(report.timezone)
-    for row, commit in zip(rows, report.commits):
-        time = commit.committed_at.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S")
-        shown = [row[0], " ".join(row[1].split())]
-        assert shown == [time, " ".join(commit.author.split())], f"row {row}: expected {commit.short_sha} at {time}"
 
 
 def _check_footer(tokens: list[Token]) -> None:
     last = [t for t in tokens if t.type == "inline"][-1]
     assert last.content.startswith("<sub>repodaily"), f"report does not end with the run footer: {last.content!r}"
+
+
+# --------------------------------------------------------------------------- what renderers make of it
+
+
+def _markdown_it(*, linkify: bool) -> Callable[[str], str]:
+    if not linkify:
+        return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"]).render
+    parser = MarkdownIt("gfm-like", {"html": True})
+    # GitHub links bare text only after a scheme, "www." or as an e-mail address;
+    # linkify-it's fuzzy domains would make every "setup.py" a link, so they are off.
+    parser.linkify.set({"fuzzy_link": False})
+    return parser.render
+
+
+_CMARK_OPTIONS = Options.CMARK_OPT_UNSAFE | Options.CMARK_OPT_FOOTNOTES  # raw HTML kept; footnotes as on GitHub
+
+
+def _github(markdown: str) -> str:
+    """GitHub's own extensions, tag filter included (GitHub's HTML sanitizer runs after it)."""
+    return cmarkgfm.github_flavored_markdown_to_html(markdown, options=_CMARK_OPTIONS)
+
+
+def _cmark_gfm(markdown: str) -> str:
+    """GitHub's renderer without the tag filter: what a viewer that trusts raw HTML shows."""
+    extensions = ["table", "autolink", "strikethrough", "tasklist"]
+    return cmarkgfm.markdown_to_html_with_extensions(markdown, options=_CMARK_OPTIONS, extensions=extensions)
+
+
+# Renderers people open reports in, all letting raw HTML through.
+RENDERERS: dict[str, Callable[[str], str]] = {
+    "cmark-gfm as GitHub": _github,
+    "cmark-gfm without tag filter": _cmark_gfm,
+    "markdown-it": _markdown_it(linkify=False),
+}
+if importlib.util.find_spec("linkify_it"):
+    RENDERERS["markdown-it with linkify"] = _markdown_it(linkify=True)
+
+_VOID_TAGS = {"br", "hr", "img", "input", "wbr", "area", "base", "col", "embed", "link", "meta", "source", "track"}
+# What our templates make a renderer write, and nothing else.
+_REPORT_TAGS = {"h1", "h2", "h3", "h4", "p", "ul", "ol", "li", "blockquote", "hr", "table", "thead", "tbody", "tr"}
+_REPORT_TAGS |= {"th", "td", "a", "sub", "br", "code", "strong", "em", "del", "s"}
+_NO_LINK_INSIDE = {"td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "a"}
+
+
+@dataclass(frozen=True)
+class Element:
+    tag: str
+    attrs: dict[str, str]
+    inside: tuple[str, ...]  # the tags of the enclosing elements, outermost first
+
+
+class HtmlReader(HTMLParser):
+    """The elements and text of rendered HTML, each knowing the elements around it."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[Element] = []
+        self.stray_end_tags: list[str] = []
+        self._texts: list[list[str]] = []  # per element, the text inside it
+        self._open: list[int] = []  # indices of the open elements
+        self.feed(html)
+        self.close()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        inside = tuple(self.elements[index].tag for index in self._open)
+        self.elements.append(Element(tag, {name: value or "" for name, value in attrs}, inside))
+        self._texts.append([])
+        if tag not in _VOID_TAGS:
+            self._open.append(len(self.elements) - 1)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag not in _VOID_TAGS:
+            self._open.pop()
+
+    def handle_endtag(self, tag: str) -> None:
+        open_tags = [self.elements[index].tag for index in self._open]
+        if tag in _VOID_TAGS:
+            return
+        if tag not in open_tags:
+            self.stray_end_tags.append(tag)
+            return
+        del self._open[len(open_tags) - 1 - open_tags[::-1].index(tag) :]
+
+    def handle_data(self, data: str) -> None:
+        for index in self._open:
+            self._texts[index].append(data)
+
+    def texts(self, tag: str) -> list[str]:
+        """The text of each element named ``tag``, in document order."""
+        return ["".join(self._texts[index]) for index, element in enumerate(self.elements) if element.tag == tag]
+
+
+def rendered(markdown: str) -> dict[str, HtmlReader]:
+    """The HTML of every renderer in :data:`RENDERERS`, read."""
+    return {name: HtmlReader(render(markdown)) for name, render in RENDERERS.items()}
+
+
+def element_problems(element: Element, allowed_href: Callable[[str], bool]) -> list[str]:
+    """Why this element cannot come from our templates: a foreign tag, link, handler or URL."""
+    problems = []
+    shown = f"<{element.tag} {element.attrs}>"
+    if element.tag not in _REPORT_TAGS:
+        problems.append(f"{shown}: an element our templates do not write")
+    for name, value in element.attrs.items():
+        if name.startswith("on") or "javascript:" in re.sub(r"[\s\x00-\x1f]", "", value).lower():
+            problems.append(f"{shown}: script in an attribute")
+    if element.tag == "a" and not (element.attrs.keys() == {"id"} and _ANCHOR_ID.fullmatch(element.attrs["id"])):
+        if element.attrs.keys() != {"href"} or not allowed_href(unquote(element.attrs["href"])):
+            problems.append(f"{shown}: a link our templates do not make")
+        if _NO_LINK_INSIDE & set(element.inside):
+            problems.append(f"{shown}: a link inside {element.inside}")
+    return problems
+
+
+def markup_problems(html: dict[str, HtmlReader], report: DailyReport) -> list[str]:
+    """HTML, links and images that no template wrote, in what each renderer made of the report.
+
+    Our templates link only to the report's commit and PR pages and to ``#``
+    fragments (TOC, commit references), and write raw HTML only as ``<sub>``,
+    ``<br>`` and ``<a id="c-…"></a>``. Every renderer must find the same
+    number of links: one that finds more has made a link out of text.
+    """
+    urls = {unquote(address) for commit in report.commits for address in (commit.url, commit.pr_url) if address}
+
+    def allowed(href: str) -> bool:
+        return href.startswith("#") or href in urls
+
+    problems: list[str] = []
+    links: dict[str, int] = {}
+    for name, reader in html.items():
+        problems += [f"{name}: {problem}" for e in reader.elements for problem in element_problems(e, allowed)]
+        problems += [f"{name}: </{tag}> closes nothing we opened" for tag in reader.stray_end_tags]
+        links[name] = sum(1 for e in reader.elements if e.tag == "a" and "href" in e.attrs)
+    if len(set(links.values())) > 1:
+        problems.append(f"renderers disagree on the number of links: {links}")
+    return problems
+
+
+def table_problems(html: dict[str, HtmlReader], report: DailyReport) -> list[str]:
+    """Each renderer's commit table: one row per commit, in order, its time and author in the first two cells.
+
+    Cells keep the commit's bytes, emphasis and backslash escapes included, so
+    an author is compared by the letters and digits any rendering keeps.
+    """
+    zone = ZoneInfo(report.timezone)
+    expected = [
+        [commit.committed_at.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S"), _letters(commit.author)]
+        for commit in report.commits
+    ]
+    problems = []
+    for name, reader in html.items():
+        cells = reader.texts("td")
+        rows = [[row[0], _letters(row[1])] for row in zip(cells[0::3], cells[1::3])]
+        if len(reader.texts("tr")) != len(expected) + bool(expected) or len(cells) != 3 * len(expected):
+            problems.append(f"{name}: {len(cells)} cells in {len(reader.texts('tr'))} rows for {len(expected)} commits")
+        elif rows != expected:
+            problems.append(f"{name}: rows {rows} are not the commits {expected}")
+    return problems
+
+
+def _letters(text: str) -> str:
+    return "".join(char for char in text if char.isalnum())

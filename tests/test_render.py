@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hostile import ALL, FILE_NAMES, params
 from report_checks import (
     ANALYSIS_KEYS,
     COMMIT_KEYS,
@@ -20,6 +21,7 @@ from report_checks import (
     headings,
     link_problems,
     parse,
+    rendered,
     rendered_text,
 )
 
@@ -41,6 +43,7 @@ from repodaily.models import (
     Stats,
 )
 from repodaily.render import github_slug, render_json, render_markdown
+from repodaily.render.text import plain_text
 
 REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "argus-vllm-2026-02-09.md"
 SHANGHAI = timezone(timedelta(hours=8))
@@ -324,6 +327,24 @@ def test_table_rows_are_byte_exact():
     )
 
 
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        ("[Bugfix](xpu): prevent (#1)", "[Bugfix]\\(xpu): prevent (#1)"),
+        ("![p](https://t.example/p.gif)", "![p]\\(https:\\//t.example/p.gif)"),
+        ("[a](`) <img src=x> `", "[a]\\(`) <img src=x> `"),
+        ("see www.example.com or mail ceo@example.com", "see www\\.example.com or mail ceo`@`example.com"),
+        ("&lt;b&gt; & co", "&amp;lt;b&amp;gt; & co"),
+        ("don`t pair [^1]", "don\\`t pair [\\^1]"),
+        ("ends with \\", "ends with \\\\"),
+    ],
+)
+def test_table_respells_only_what_could_break_out(line: str, written: str):
+    commit = _commit("respell", 7, _analysis("low"), subject=line, message_lines=[line, "next"])
+    row = _table_lines(render_markdown(_report([commit])))[2]
+    assert row.endswith(f" | {written}<br>next |")
+
+
 @pytest.mark.skipif(not REFERENCE.is_file(), reason="shared reference report not found")
 def test_reference_table_renders_byte_identical():
     expected = _table_lines(REFERENCE.read_text(encoding="utf-8"))
@@ -348,22 +369,10 @@ def test_reference_table_renders_byte_identical():
 
 # --------------------------------------------------------------------------- text safety
 
-INJECTIONS = [
-    "\n# Heading",
-    "<script>alert(1)</script>",
-    "</sub><h1>x</h1>",
-    "[link](javascript:x)",
-    "| a | b |\n|---|---|",
-    '<a id="c-abcdef0"></a>',
-    "- list\n1. item\n> quote\n    code\n```\nfence",
-    "***\n---\n===",
-    "trailing ##",
-    "`unclosed code <b>x</b>",
-]
 
-
-@pytest.mark.parametrize("payload", INJECTIONS)
-def test_injected_text_adds_no_heading_html_or_link(payload: str):
+@pytest.mark.parametrize("payload", params(ALL))
+def test_hostile_text_in_every_field_stays_text(payload: str):
+    """Every field that shows commit or analyzer text gets the payload; every renderer must show only our markup."""
     commits = _three_commits()
     hostile = _analysis(
         "high",
@@ -376,6 +385,7 @@ def test_injected_text_adds_no_heading_html_or_link(payload: str):
         recommendations=[Recommendation(audience="operators", text=payload)],
         status=AnalysisStatus.failed,
         note=payload,
+        coverage=_receipt(clipped=(payload, f"dir/{payload}")),
     )
     commits[1] = commits[1].model_copy(
         update={"analysis": hostile, "subject": payload, "author": payload, "message_lines": payload.split("\n")}
@@ -387,16 +397,18 @@ def test_injected_text_adds_no_heading_html_or_link(payload: str):
         links=[DayLink(kind="series", label=payload, shas=[c.sha for c in commits])],
     )
     for language in ("zh", "en"):
-        markdown = render_markdown(report.model_copy(update={"language": language}))
-        check_report(markdown, report.model_copy(update={"language": language}))
-        assert "<script>" not in markdown and "<h1>" not in markdown
-        links = [
-            child.attrs["href"]
-            for token in parse(markdown)
-            for child in token.children or []
-            if child.type == "link_open"
-        ]
-        assert not [href for href in links if "javascript" in str(href)]
+        localized = report.model_copy(update={"language": language})
+        check_report(render_markdown(localized), localized)
+
+
+@pytest.mark.parametrize("subject", params(ALL))
+def test_heading_and_toc_entry_show_a_hostile_subject_literally(subject: str):
+    commit = _commit("s", 1, _analysis("medium"), subject=subject, message_lines=[subject])
+    markdown = render_markdown(_report([commit]))
+    title = plain_text(subject) or commit.short_sha
+    for name, html in rendered(markdown).items():
+        assert html.texts("h4") == [title], name
+        assert title in html.texts("li"), name
 
 
 @pytest.mark.parametrize(
@@ -416,14 +428,15 @@ def test_commit_heading_shows_the_subject_literally(subject: str, shown: str):
     assert [h.text for h in headings(parse(markdown)) if h.level == 4] == [shown]
 
 
-def test_file_names_with_markup_stay_inside_code_spans():
-    analysis = _analysis("medium", coverage=_receipt(clipped=("web/<script>x<b>.html", "a`b.py")))
+@pytest.mark.parametrize("path", params(FILE_NAMES))
+def test_file_names_stay_inside_code_spans(path: str):
+    analysis = _analysis("medium", coverage=_receipt(clipped=(path,)))
     report = _report([_commit("f", 1, analysis)])
     markdown = render_markdown(report)
     check_report(markdown, report)
     evidence = next(t for t in parse(markdown) if t.type == "inline" and t.content.startswith("<sub>📎"))
     code = [c.content for c in evidence.children or [] if c.type == "code_inline"]
-    assert code == ["<script>x<b>.html", "a`b.py"]
+    assert code == [" ".join(path.rsplit("/", 1)[-1].splitlines())]
 
 
 # --------------------------------------------------------------------------- templates and errors

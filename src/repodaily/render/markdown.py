@@ -37,8 +37,8 @@ class ImportanceGroup:
 
 
 def commit_title(commit: ReportCommit) -> str:
-    """The heading of a commit's section: its subject, or its short SHA when the subject is empty."""
-    return commit.subject or commit.short_sha
+    """The heading of a commit's section: its subject, or its short SHA when the subject is blank."""
+    return commit.subject if commit.subject.strip() else commit.short_sha
 
 
 def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -> str:

@@ -1,107 +1,208 @@
-"""Make untrusted text safe to place inside our Markdown.
+"""Make untrusted text inert inside our Markdown.
 
-Commit messages and analyzer output are data. Whatever they contain, they must
-not open a heading, a list, a quote, a table, a code block, a link or raw HTML
-in the report, nor end the construct our template put them in. Each function
-here turns text into one line of inline Markdown that a CommonMark/GFM renderer
-(GitHub, markdown-it) shows as the text itself. Code spans (`` `x` ``) are
-kept, because commit subjects and analyses use them to name identifiers.
+Commit messages, author names, file names and analyzer (model) output are data.
+Whatever they contain, a CommonMark/GFM renderer — GitHub, markdown-it, mail
+clients, even one that lets raw HTML through — must show them as text and code
+spans: no heading, list, quote, table or code block, no HTML element, no link,
+no image, and nothing that ends the construct our template put them in. The
+only links in a report are the ones the templates write.
 
 - :func:`plain` — commit text (subjects, author names, paths in prose): shown
-  literally, code spans kept.
+  literally, code spans kept (but one holding ``]:``, see :func:`_prose_units`).
 - :func:`inline` — analyzer text: like ``plain`` but emphasis (``*``, ``_``,
   ``~``) is left to the writer.
 - :func:`code` — any text as one code span.
 - :func:`cell` — the commit table contract: the reference tool's bytes, with
-  only ``|``, HTML-opening ``<``/``>`` and row-ending line breaks neutralised.
+  only what could open HTML, a link, an image or an autolink, end the row or
+  the cell, or pair a backtick across our ``<br>`` respelt.
 - :func:`plain_text` — what a renderer displays for :func:`plain` output, so
   heading anchors can be computed without rendering.
 
-Code spans are found with CommonMark's rule (a backtick run closes at the next
-run of the same length); a backtick with no partner is escaped, so text never
-pairs with a backtick of the surrounding template.
+How it works. Text is first read the way a CommonMark parser reads it
+(:func:`_units`): code spans, paired as CommonMark pairs backtick runs;
+backslash escapes, where the text keeps its own (table cells); and single
+characters, each with the character a renderer shows for it. Then each shown
+character that could start markup is replaced by an inert spelling of itself
+(``\\[``, ``&lt;``, …): always, or only where the characters around it would
+make markup (``](`` in a cell, ``//``). A backtick run that pairs with
+nothing is escaped like any other character, so afterwards every raw backtick
+delimits a code span we found or made: nothing else is left that could
+swallow one (a link destination or title, an HTML tag, an autolink), and the
+renderer cannot pair backticks differently from us.
+
+Autolinks need more than escapes. cmark-gfm (GitHub) spots ``scheme://``
+and ``www.`` in the source, so an escaped ``/`` or ``.`` stops them; but it
+finds e-mail addresses in the shown text after parsing, when escapes and
+entities are gone, so an ``@`` inside a word becomes a one-character code span,
+a node boundary nothing can link across. linkify (markdown-it) reads the text
+between escapes, so the same respelling stops it.
 """
 
 from __future__ import annotations
 
 import re
+import string
+from bisect import bisect_left
 from collections.abc import Iterable
+from typing import NamedTuple
 from urllib.parse import quote
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Every line boundary str.splitlines() knows, not only CommonMark's: a report
+# line must stay one line for any tool that reads it.
+_LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _BACKTICK_RUN = re.compile(r"`+")
-# What would begin a block if it opened a line (after the escapes, so "<", ">",
-# "|" and "`" are already harmless): ATX heading, setext underline, bullet,
-# thematic break, tilde fence, ordered-list marker (the digits are matched).
-_BLOCK_START = re.compile(r"^(?:#|=|[-+*](?=[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$|~~~|\d{1,9}(?=[.)](?:[ \t]|$)))")
-_INLINE_ESCAPES = {
+_ASCII_PUNCTUATION = frozenset(string.punctuation)
+_NOT_TEXT = "\0"  # stands for a code span in the shown text; real NULs are replaced first
+
+# The inert spelling of each character that can start markup somewhere.
+_INERT = {
     "\\": "\\\\",
     "`": "\\`",
     "[": "\\[",
     "]": "\\]",
+    "(": "\\(",
     "|": "\\|",
+    "*": "\\*",
+    "_": "\\_",
+    "~": "\\~",
+    "^": "\\^",
+    "/": "\\/",
+    ".": "\\.",
     "&": "&amp;",
     "<": "&lt;",
     ">": "&gt;",
+    "@": "`@`",
 }
-_PLAIN_ESCAPES = {**_INLINE_ESCAPES, "*": "\\*", "_": "\\_", "~": "\\~"}
-_HTML_ESCAPES = {"<": "&lt;", ">": "&gt;"}
+# Shown-text positions where GFM (cmark-gfm) or linkify would start a link.
+_AUTOLINK = (
+    r"/(?=/)"  # http://, ftp://, protocol-relative //host
+    r"|(?<=(?<![A-Za-z0-9])[Ww]{3})\."  # www.host
+    r'|(?<=[A-Za-z0-9.+\-_;:&=$,"])@(?=[^\s' + _NOT_TEXT + r"])"  # user@host, mailto:, xmpp:
+)
+# In a cell, where most markup is kept, also: the "(" that makes "[x]" a link
+# or image; the "^" of "[^x]", which GitHub shows as its source when no
+# footnote is defined (a <br> inside it included); an entity reference; and a
+# final backslash, which would escape our "<br>".
+_CELL_CONTEXT = re.compile(
+    _AUTOLINK + r"|(?<=\])\(" + r"|(?<=\[)\^" + r"|&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)" + r"|\\\Z"
+)
+_PROSE_CONTEXT = re.compile(_AUTOLINK)
+_INLINE_ALWAYS = frozenset("\\`[]^|&<>")  # "^": after a template's "[", a footnote
+_PLAIN_ALWAYS = _INLINE_ALWAYS | frozenset("*_~")
+_CELL_ALWAYS = frozenset("`<>")
+
+# What would begin a block if it opened a line (after the escapes, so "<", ">",
+# "|" and "`" are already harmless): ATX heading, setext underline, bullet,
+# thematic break, tilde fence, ordered-list marker (the digits are matched).
+_BLOCK_START = re.compile(r"^(?:#|=|[-+*](?=[ \t]|$)|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$|~~~|\d{1,9}(?=[.)](?:[ \t]|$)))")
 _CELL_SEPARATOR = "<br>"
 _URL_SAFE = "!#$%&'*+,/:;=?@[]~"
 
 
-def _code_spans(text: str, *, backslash_escapes: bool) -> list[tuple[int, int]]:
-    """(start, end) of each code span, backticks included, as CommonMark pairs them.
+class _Unit(NamedTuple):
+    """One piece of text as a parser reads it: its source, and the character shown (None for a code span)."""
 
-    ``backslash_escapes`` says whether a backslash outside a span escapes the
-    next character, which is true for text passed through unchanged (the table)
+    source: str
+    shown: str | None
+
+
+class _BacktickRuns:
+    """The maximal backtick runs of a text, by width, to find where a code span closes."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: dict[int, list[int]] = {}
+        for run in _BACKTICK_RUN.finditer(text):
+            self._starts.setdefault(len(run.group()), []).append(run.start())
+
+    def open_at(self, position: int) -> tuple[int, int | None]:
+        """Width of the run opening at ``position``, and the end of its code span (None if none closes it).
+
+        CommonMark closes a span at the next run of exactly the same width;
+        backslashes inside a span are literal, so every later raw run counts.
+        """
+        opener = _BACKTICK_RUN.match(self._text, position)
+        assert opener is not None
+        width = len(opener.group())
+        starts = self._starts.get(width, [])
+        index = bisect_left(starts, opener.end())
+        return width, (starts[index] + width if index < len(starts) else None)
+
+
+def _units(text: str, *, backslash_escapes: bool) -> list[_Unit]:
+    """The text as CommonMark reads it: code spans, backslash escapes, single characters.
+
+    ``backslash_escapes`` says whether a backslash before ASCII punctuation
+    escapes it, which is true for text whose own escapes we keep (the table)
     and false for text whose backslashes we escape ourselves.
     """
-    spans: list[tuple[int, int]] = []
+    runs = _BacktickRuns(text)
+    units: list[_Unit] = []
     position = 0
     while position < len(text):
         char = text[position]
-        if backslash_escapes and char == "\\":
+        if backslash_escapes and char == "\\" and text[position + 1 : position + 2] in _ASCII_PUNCTUATION:
+            units.append(_Unit(text[position : position + 2], text[position + 1]))
             position += 2
-            continue
-        if char != "`":
-            position += 1
-            continue
-        opener = _BACKTICK_RUN.match(text, position)
-        assert opener is not None
-        width = opener.end() - opener.start()
-        closer = next((run for run in _BACKTICK_RUN.finditer(text, opener.end()) if len(run.group()) == width), None)
-        if closer is None:
-            position = opener.end()
+        elif char == "`":
+            width, end = runs.open_at(position)
+            if end is None:
+                units += [_Unit("`", "`")] * width
+                position += width
+            else:
+                units.append(_Unit(text[position:end], None))
+                position = end
         else:
-            spans.append((opener.start(), closer.end()))
-            position = closer.end()
-    return spans
+            units.append(_Unit(char, char))
+            position += 1
+    return units
 
 
-def _segments(text: str) -> list[tuple[str, bool]]:
-    """Split text into (piece, is_code_span) pairs, backslashes taken literally."""
-    pieces: list[tuple[str, bool]] = []
-    position = 0
-    for start, end in _code_spans(text, backslash_escapes=False):
-        if start > position:
-            pieces.append((text[position:start], False))
-        pieces.append((text[start:end], True))
-        position = end
-    if position < len(text):
-        pieces.append((text[position:], False))
-    return pieces
-
-
-def _one_line(text: str) -> str:
-    return _LINE_BREAK.sub(" ", text).strip()
-
-
-def _escape(text: str, escapes: dict[str, str]) -> str:
-    escaped = "".join(
-        piece if is_code else "".join(escapes.get(char, char) for char in piece)
-        for piece, is_code in _segments(_one_line(text))
+def _respell(units: list[_Unit], always: frozenset[str], context: re.Pattern[str]) -> str:
+    """The units with every character in ``always``, or where ``context`` matches, in its inert spelling."""
+    shown = "".join(_NOT_TEXT if unit.shown is None else unit.shown for unit in units)
+    marked = {match.start() for match in context.finditer(shown)}
+    return "".join(
+        _INERT[char] if char in always or index in marked else unit.source
+        for index, (unit, char) in enumerate(zip(units, shown))
     )
+
+
+def _clean(text: str) -> str:
+    """Text with line boundaries as spaces and NUL as U+FFFD (what CommonMark shows for it)."""
+    return _LINE_BREAK.sub(" ", text).replace("\0", "\ufffd")
+
+
+def _span_content(source: str) -> str:
+    """What a code span shows: its content, less one space at each end if both have one and it is not all spaces."""
+    width = len(source) - len(source.lstrip("`"))
+    content = source[width:-width]
+    if content.startswith(" ") and content.endswith(" ") and content.strip(" "):
+        content = content[1:-1]
+    return content
+
+
+def _prose_units(text: str) -> list[_Unit]:
+    """Units of one line of prose; a code span holding ``]:`` becomes text.
+
+    Block parsing does not know code spans: after a template's ``[`` at the
+    start of a line (a TOC entry), a ``]:`` inside a span would close that
+    bracket and make the line a link reference definition. Shown as escaped
+    text, the span's characters cannot.
+    """
+    units: list[_Unit] = []
+    for unit in _units(_clean(text), backslash_escapes=False):
+        if unit.shown is None and "]:" in unit.source:
+            units += [_Unit(char, char) for char in _span_content(unit.source)]
+        else:
+            units.append(unit)
+    # A renderer drops the whitespace that opens or closes a line; so do we, to show the same.
+    kept = [index for index, unit in enumerate(units) if unit.shown is None or not unit.shown.isspace()]
+    return units[kept[0] : kept[-1] + 1] if kept else []
+
+
+def _prose(text: str, always: frozenset[str]) -> str:
+    escaped = _respell(_prose_units(text), always, _PROSE_CONTEXT)
     if escaped.endswith("#"):  # a heading would take a final "#" run as its closing sequence
         escaped = escaped[:-1] + "\\#"
     marker = _BLOCK_START.match(escaped)
@@ -113,56 +214,55 @@ def _escape(text: str, escapes: dict[str, str]) -> str:
 
 def plain(text: str) -> str:
     """Commit text as one line of Markdown that displays exactly that text (code spans kept)."""
-    return _escape(text, _PLAIN_ESCAPES)
+    return _prose(text, _PLAIN_ALWAYS)
 
 
 def inline(text: str) -> str:
     """Analyzer text as one line of inline Markdown: no blocks, links or HTML; emphasis allowed."""
-    return _escape(text, _INLINE_ESCAPES)
+    return _prose(text, _INLINE_ALWAYS)
 
 
 def plain_text(text: str) -> str:
     """The text a Markdown renderer shows for ``plain(text)``: code span delimiters removed."""
-    shown: list[str] = []
-    for piece, is_code in _segments(_one_line(text)):
-        if is_code:
-            width = len(piece) - len(piece.lstrip("`"))
-            piece = piece[width:-width]
-            if piece.startswith(" ") and piece.endswith(" ") and piece.strip(" "):
-                piece = piece[1:-1]
-        shown.append(piece)
-    return "".join(shown)
+    return "".join(unit.shown if unit.shown is not None else _span_content(unit.source) for unit in _prose_units(text))
 
 
 def code(text: str) -> str:
-    """Any text as a single code span, fenced with more backticks than it contains."""
-    content = _LINE_BREAK.sub(" ", text)
+    """Any text as a single code span, fenced with more backticks than it contains (empty text: nothing)."""
+    content = _clean(text)
+    if not content:
+        return ""
     longest = max((len(run) for run in _BACKTICK_RUN.findall(content)), default=0)
     fence = "`" * (longest + 1)
-    padded = content.startswith("`") or content.endswith("`") or (content.startswith(" ") and content.endswith(" "))
+    # CommonMark strips one space from each end of a span's content unless it is all spaces.
+    padded = (
+        content.startswith("`")
+        or content.endswith("`")
+        or bool(content.startswith(" ") and content.endswith(" ") and content.strip(" "))
+    )
     return f"{fence} {content} {fence}" if padded else f"{fence}{content}{fence}"
 
 
 def cell(value: str | Iterable[str]) -> str:
-    """A commit-table cell: lines joined with ``<br>``, ``|`` escaped, nothing else changed.
+    """A commit-table cell: lines joined with ``<br>``, each kept as written except what could break out.
 
-    Two additions to the reference tool's bytes, both for text that would break
-    the table: ``<`` and ``>`` outside code spans become ``&lt;``/``&gt;`` (raw,
-    they could open HTML), and a line break inside one value becomes a space
-    (it would end the row). Code spans are found on the joined cell, the way
-    the renderer will see it.
+    The reference tool wrote the lines raw with ``|`` escaped; ordinary text
+    keeps exactly those bytes, its backslash escapes, emphasis and code spans.
+    Respelt, and shown the same: ``|`` (it ends the cell); ``<`` and ``>``
+    (HTML, autolinks); the ``(`` after ``]`` (an inline link or image); the
+    ``^`` after ``[`` (a footnote reference); ``&`` that starts an entity
+    reference; autolink triggers; a backtick run that pairs with nothing in
+    its line (it would pair across our ``<br>`` or with a respelt ``@``); a
+    final backslash (it would escape the ``<`` of ``<br>``). A line break
+    inside one value becomes a space (it would end the row).
     """
-    lines = [_LINE_BREAK.sub(" ", line) for line in ([value] if isinstance(value, str) else value)]
-    joined = _CELL_SEPARATOR.join(line.replace("|", "\\|") for line in lines)
-    protected = [False] * len(joined)
-    for start, end in _code_spans(joined, backslash_escapes=True):
-        protected[start:end] = [True] * (end - start)
-    position = 0
-    for line in lines[:-1]:  # our own separators stay HTML
-        position += len(line) + line.count("|")
-        protected[position : position + len(_CELL_SEPARATOR)] = [True] * len(_CELL_SEPARATOR)
-        position += len(_CELL_SEPARATOR)
-    return "".join(char if protected[index] else _HTML_ESCAPES.get(char, char) for index, char in enumerate(joined))
+    lines = [value] if isinstance(value, str) else value
+    joined = _CELL_SEPARATOR.join(
+        _respell(_units(_clean(line), backslash_escapes=True), _CELL_ALWAYS, _CELL_CONTEXT) for line in lines
+    )
+    # GFM splits a row on every unescaped "|", inside code spans too, and drops
+    # the backslash of "\|" before it parses the cell, so this comes last.
+    return joined.replace("|", "\\|")
 
 
 def url(address: str) -> str:

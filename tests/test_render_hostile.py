@@ -1,0 +1,215 @@
+"""Text from commits and models stays text: property tests of the escaping filters, and the
+hostile corpus through the real pipeline, each checked by every renderer in ``RENDERERS``.
+
+The filters are tested in the constructs the templates put them in (a table row, a
+heading, a TOC link, a list item, a quote, the evidence line), on strings built from
+Markdown metacharacters and fragments of markup. Hypothesis runs derandomized, so a
+run is repeatable and a counterexample, once found, stays found.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from click.testing import CliRunner
+from hostile import AUTHORS, BODIES, FILE_NAMES, SUBJECTS
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from report_checks import HtmlReader, check_report, element_problems, rendered
+
+from repodaily.cli import main
+from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.models import DailyReport
+from repodaily.render.text import cell, code, inline, plain, plain_text
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+DAY = "2026-02-09"
+OUR_LINK = "#c-abcdef0"
+
+# Characters and fragments that mean something to a CommonMark/GFM parser or to linkify.
+ATOMS = [
+    *"`\\[]()<>!&#;|*_~:/@.-=+ \"'\t{}^$%?,",
+    *"aw1xé中😀",
+    *"\n\r\u2028\u0085\x0b\x00",
+    "http",
+    "https://",
+    "www.",
+    "mailto:",
+    "xmpp:",
+    "javascript:",
+    "evil.example",
+    "a@b.co",
+    "<img src=x onerror=alert(1)>",
+    "<script>",
+    "</sub>",
+    "<br>",
+    "<a href='x'>",
+    "<!--",
+    "<?",
+    "&#96;",
+    "&lt;",
+    "&amp;",
+    "&#x3C;",
+    "](",
+    "![",
+    "[^1]",
+    "]: ",
+    "``",
+    "```",
+    "\\`",
+]
+# Constructs to nest them in, so links, images, spans and tags are built often, not by luck.
+CONSTRUCTS = [
+    "[{}]({})",
+    "![{}]({})",
+    '[{}]({} "{}")',
+    "[{}]: {}",
+    "[{}][{}]",
+    "`{}`",
+    "``{}``",
+    "<{}>",
+    '<a href="{}">{}</a>',
+    "*{}*",
+    "{}@{}.example",
+    "https://{}",
+    "www.{}.example",
+    "&#{};",
+]
+
+
+def _nested(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    joined = st.lists(children, min_size=2, max_size=4).map("".join)
+    filled = st.tuples(st.sampled_from(CONSTRUCTS), st.lists(children, min_size=3, max_size=3))
+    return joined | filled.map(lambda pair: pair[0].format(*pair[1]))
+
+
+texts = st.recursive(st.sampled_from(ATOMS), _nested, max_leaves=24)
+PROPERTY = settings(max_examples=300, derandomize=True, deadline=None, database=None)
+
+CELL_TAGS = {"code", "br", "em", "strong", "del", "s"}
+EMPHASIS = str.maketrans("", "", "*_~")
+
+
+def _only_our_link(href: str) -> bool:
+    return href == OUR_LINK
+
+
+def _problems(reader: HtmlReader, tags: set[str]) -> list[str]:
+    """Elements outside ``tags``, links other than ours, handlers, stray end tags."""
+    found = [f"<{e.tag}> is not one of {sorted(tags)}" for e in reader.elements if e.tag not in tags]
+    found += [problem for e in reader.elements for problem in element_problems(e, _only_our_link)]
+    return found + [f"stray </{tag}>" for tag in reader.stray_end_tags]
+
+
+def _links(reader: HtmlReader) -> list[str]:
+    return [e.attrs.get("href", "") for e in reader.elements if e.tag == "a"]
+
+
+# --------------------------------------------------------------------------- the filters, by property
+
+
+@PROPERTY
+@given(author=texts, lines=st.lists(texts, min_size=1, max_size=3))
+def test_table_cells_hold_only_text_code_and_our_line_breaks(author: str, lines: list[str]):
+    row = f"| Time | Author | Message |\n|---|---|---|\n| 2026-02-09 00:00:00 | {cell(author)} | {cell(lines)} |\n"
+    for name, reader in rendered(row).items():
+        assert not _problems(reader, {"table", "thead", "tbody", "tr", "th", "td"} | CELL_TAGS), (name, row)
+        assert len(reader.texts("tr")) == 2 and len(reader.texts("td")) == 3, (name, row)
+        assert reader.texts("td")[0] == "2026-02-09 00:00:00", (name, row)
+        inside = [e for e in reader.elements if "td" in e.inside]
+        assert {e.tag for e in inside} <= CELL_TAGS, (name, row)
+        breaks = [e for e in inside if e.tag == "br"]
+        assert len(breaks) == len(lines) - 1 and not any("code" in e.inside for e in breaks), (name, row)
+
+
+@PROPERTY
+@given(texts)
+def test_plain_text_shows_literally_in_a_heading_a_toc_link_and_prose(text: str):
+    shown = plain_text(text)
+    markdown = f"#### {plain(text)}\n\n- [{plain(text)}]({OUR_LINK})\n\nby {plain(text)}\n"
+    for name, reader in rendered(markdown).items():
+        assert not _problems(reader, {"h4", "ul", "li", "p", "a", "code"}), (name, markdown)
+        assert _links(reader) == [OUR_LINK], (name, markdown)
+        assert reader.texts("h4") == [shown], (name, markdown)
+        assert reader.texts("a") == [shown], (name, markdown)
+        assert reader.texts("p")[-1].rstrip() == f"by {shown}".rstrip(), (name, markdown)
+
+
+@PROPERTY
+@given(texts)
+def test_model_text_keeps_emphasis_but_makes_no_link_html_or_block(text: str):
+    markdown = f"- {inline(text)} — [#1]({OUR_LINK})\n\n> {inline(text)}\n"
+    shown = plain_text(text).translate(EMPHASIS)
+    for name, reader in rendered(markdown).items():
+        tags = {"ul", "li", "p", "blockquote", "a", "code", "em", "strong", "del", "s"}
+        assert not _problems(reader, tags), (name, markdown)
+        assert _links(reader) == [OUR_LINK], (name, markdown)
+        assert reader.texts("li")[0].translate(EMPHASIS).strip() == f"{shown} — #1".strip(), (name, markdown)
+        assert reader.texts("blockquote")[0].translate(EMPHASIS).strip() == shown.strip(), (name, markdown)
+
+
+@PROPERTY
+@given(texts)
+def test_code_is_one_code_span_of_the_text(text: str):
+    markdown = f"<sub>files: {code(text)} end</sub>\n"
+    for name, reader in rendered(markdown).items():
+        assert not _problems(reader, {"p", "sub", "code"}), (name, markdown)
+        spans = reader.texts("code")
+        assert len(spans) == (code(text) != ""), (name, markdown)
+        assert "".join("".join(spans).split()) == "".join(text.replace("\0", "\ufffd").split()), (name, markdown)
+
+
+# --------------------------------------------------------------------------- the corpus, end to end
+
+
+def _message(index: int, subject: str) -> str:
+    bodies = list(BODIES.values())
+    return f"{subject}\n\n{bodies[index % len(bodies)]}\n\nSigned-off-by: Mallory <m@evil.example>\n"
+
+
+@pytest.fixture(scope="module")
+def hostile_repo(tmp_path_factory) -> Path:
+    """One day of commits whose subjects, bodies, author names and file names are the hostile corpus."""
+    builder = RepoBuilder(tmp_path_factory.mktemp("hostile") / "repo")
+    authors, files = list(AUTHORS.values()), list(FILE_NAMES.values())
+    start = datetime(2026, 2, 9, 1, 0, tzinfo=SHANGHAI)
+    for index, subject in enumerate(SUBJECTS.values()):
+        patch = "".join(f"line {line} of change {index}\n" for line in range(80))
+        builder.commit(
+            _message(index, subject),
+            when=start + timedelta(minutes=index),
+            author=authors[index % len(authors)],
+            files={files[index % len(files)]: patch},
+        )
+    return builder.path
+
+
+def _report(repo: Path, *options: str) -> str:
+    result = CliRunner().invoke(
+        main, ["report", str(repo), "--name", "mallory/hostile", "--date", DAY, *options], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_hostile_commits_render_as_text_in_every_renderer(hostile_repo: Path, language: str, monkeypatch):
+    monkeypatch.setenv("REPODAILY__CONTEXT__BUDGET_TOKENS", "100")  # small enough to clip: file names are shown
+    report = DailyReport.model_validate(json.loads(_report(hostile_repo, "--lang", language, "--format", "json")))
+    markdown = _report(hostile_repo, "--lang", language)
+    assert len(report.commits) == len(SUBJECTS)
+    check_report(markdown, report)
+    clipped = {
+        " ".join(receipt.path.rsplit("/", 1)[-1].split())
+        for commit in report.commits
+        for receipt in commit.analysis.coverage.files
+        if receipt.coverage == "clipped"
+    }
+    assert len(clipped) == len(FILE_NAMES), "every hostile file name is shown in an evidence line"
+    for name, reader in rendered(markdown).items():
+        spans = {" ".join(span.split()) for span in reader.texts("code")}
+        assert clipped <= spans, (name, clipped - spans)
