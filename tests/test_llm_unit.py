@@ -10,8 +10,9 @@ import asyncio
 import json
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
+from time import monotonic
 from typing import Any
 
 import httpx
@@ -507,9 +508,41 @@ def test_timeout_grows_with_the_prompt_and_is_capped():
     assert settings.timeout_for(2000) == 40
     assert settings.timeout_for(100_000) == 60
 
-    server = Server(completion(VERDICT))
-    run(analyse(analyzer(server, settings)))
-    assert server.requests[0].extensions["timeout"]["read"] > 30
+
+class _Trickle(httpx.AsyncByteStream):
+    """A body that never ends, one byte every 10 ms: no single read waits long."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            await asyncio.sleep(0.01)
+            yield b" "
+
+
+def test_the_deadline_bounds_the_whole_answer_not_each_read():
+    server = Server(default=lambda request: httpx.Response(200, stream=_Trickle()))
+    settings = endpoint(timeout_s=0.3, timeout_per_1k_prompt_tokens_s=0, max_retries=1)
+    started = monotonic()
+    with pytest.raises(ProviderError, match=r"no complete answer within 0.3 s \(gave up after 2 attempt"):
+        run(analyse(analyzer(server, settings)))
+    assert len(server.requests) == 2
+    assert 0.6 <= monotonic() - started < 1.5  # two deadlines; the backoff sleeps on the fake clock
+
+
+def test_a_body_over_the_cap_is_not_read_further_nor_retried():
+    handed_out = 0
+
+    class Endless(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            nonlocal handed_out
+            while True:
+                handed_out += 65536
+                yield b" " * 65536
+
+    server = Server(default=lambda request: httpx.Response(200, stream=Endless()))
+    with pytest.raises(ProviderError, match="exceeds 1,000,000 bytes"):
+        run(analyse(analyzer(server, endpoint(max_response_bytes=1_000_000))))
+    assert len(server.requests) == 1
+    assert handed_out <= 1_000_000 + 65536
 
 
 def test_body_that_is_not_json_is_invalid_output():
