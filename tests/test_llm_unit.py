@@ -321,6 +321,16 @@ def test_repair_round_fixes_a_reply_of_the_wrong_schema():
     assert result.usage.calls == 2
 
 
+def test_a_reply_longer_than_max_tokens_goes_back_as_its_errors_alone():
+    oversized = {**VERDICT, "type": "bugfix", "one_line": "word " * 5000}
+    server = Server(completion(oversized), completion(VERDICT))
+    result = run(analyse(analyzer(server, endpoint(max_tokens=500))))[0]
+    first, repair = (body["messages"] for body in server.bodies)
+    assert [m["role"] for m in repair] == ["system", "user", "user"]
+    assert repair[:2] == first and "type" in repair[2]["content"] and "word" not in repair[2]["content"]
+    assert result.type == ChangeType.fix
+
+
 def test_second_invalid_reply_raises_invalid_output():
     server = Server(completion({"verdict": "looks fine"}), completion({"type": "fix"}))
     with pytest.raises(InvalidOutput, match="after a repair round"):
