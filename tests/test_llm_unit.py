@@ -465,6 +465,48 @@ def test_401_raises_auth_error_without_retries_and_stops_asking():
     assert len(server.requests) == 1 and time.sleeps == []
 
 
+def test_a_refused_key_is_asked_once_whatever_the_concurrency():
+    async def refuse_slowly(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.05)  # every other commit's request would be on its way by now
+        return error(401, "Incorrect API key provided")
+
+    server = Server(default=refuse_slowly)
+    llm = analyzer(server, endpoint(concurrency=8))
+
+    async def eight() -> list[BaseException | Analysis]:
+        analyses = (llm.analyze(commit(sha=f"{i:040d}")) for i in range(8))
+        outcomes = await asyncio.gather(*analyses, return_exceptions=True)
+        await llm.aclose()
+        return outcomes
+
+    outcomes = run(eight())
+    assert all(isinstance(outcome, AuthError) for outcome in outcomes)
+    assert len(server.requests) == 1
+
+
+def test_requests_wait_for_the_first_answers_status_not_its_whole_body():
+    started: list[float] = []
+
+    class SlowBody(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            await asyncio.sleep(0.2)
+            yield completion(VERDICT).content
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        started.append(monotonic())
+        return httpx.Response(200, stream=SlowBody())
+
+    llm = analyzer(Server(default=answer), endpoint(concurrency=8))
+
+    async def four() -> list[Analysis]:
+        results = await asyncio.gather(*(llm.analyze(commit(sha=f"{i:040d}")) for i in range(4)))
+        await llm.aclose()
+        return results
+
+    assert [r.status for r in run(four())] == [AnalysisStatus.ok] * 4
+    assert max(started) - min(started) < 0.1
+
+
 def test_auth_refused_by_every_endpoint_propagates_as_auth_error():
     routes = Routes(**{"primary.test": Server(error(403, "forbidden")), "fallback.test": Server(error(401, "no"))})
     with pytest.raises(AuthError):

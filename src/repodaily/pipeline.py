@@ -146,8 +146,6 @@ class Pipeline:
         self._given = analyzer
         self.analyzer = analyzer or self._create(None)
         self.fallback = self._fallback_for(self.analyzer, None)
-        #: Set when the endpoint refused our credentials: no further commit asks it.
-        self.refused: AuthError | None = None
         # Repositories with conventions get analyzers of their own, one pair per distinct table.
         self._with_conventions: dict[str, tuple[Analyzer, Analyzer]] = {}
         self.progress: ProgressSink = progress or _NoProgress()
@@ -202,19 +200,15 @@ class Pipeline:
         item = build_input(repo, commit, budget_tokens=analyzer.context_budget(self.config.context.budget_tokens))
         async with semaphore:
             try:
-                if self.refused is not None:
-                    raise self.refused
                 analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
                 reason = (
                     f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
                 )
-                if isinstance(exc, AuthError):
-                    if self.refused is None:
-                        log.error("the analysis endpoint refused the credentials; no further commit asks it: %s", exc)
-                    self.refused = exc
-                else:
-                    log.warning("analysis of %s failed: %s", commit.short_sha, reason)
+                # The analyzer stops asking an endpoint that refused our key and says so once;
+                # each commit after that is the same news.
+                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
+                log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
                     fallback = await fallback_analyzer.analyze(item)
@@ -300,7 +294,7 @@ class Pipeline:
 
         A failure costs only the highlights, never the report.
         """
-        if not (analyzer.writes_highlights and self.config.llm.highlights) or not commits or self.refused is not None:
+        if not (analyzer.writes_highlights and self.config.llm.highlights) or not commits:
             return []
         items = [(c.sha, c.subject, analyses[c.sha]) for c in commits]
         key = hashlib.sha256(

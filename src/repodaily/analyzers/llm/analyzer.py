@@ -7,6 +7,9 @@ cut-off output even after the repair and brief rounds (:mod:`.structured`).
 When every endpoint fails the last error is raised, and the pipeline falls
 back to the heuristic analyzer for that commit; when every endpoint refused
 our credentials, that last error is an :class:`~repodaily.errors.AuthError`.
+An endpoint's client is asked once whether it takes our key, and afterwards
+fails at once without sending (:class:`~.client.ChatClient`), so the analyzer
+and the pipeline keep no memory of refusals of their own.
 
 A commit whose diff text exceeds one prompt's budget is map-reduced: its files
 are split into parts that fit (:mod:`.chunks`), each part is summarised in
@@ -44,7 +47,7 @@ from repodaily.analyzers.llm.schema import (
 )
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings
 from repodaily.analyzers.llm.structured import ask
-from repodaily.errors import AnalysisError, ConfigError
+from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -212,7 +215,9 @@ class LLMAnalyzer(Analyzer):
             try:
                 return await job(client), client
             except AnalysisError as exc:
-                log.warning("%s: %s failed: %s", client.settings.name, what, exc)
+                # A refused key was reported once, by the client that heard it.
+                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
+                log.log(level, "%s: %s failed: %s", client.settings.name, what, exc)
                 last = exc
         assert last is not None, "settings guarantee at least one endpoint"
         raise last

@@ -11,7 +11,7 @@ original::
     HTTP 408/425/429/5xx                  ProviderError, retried (after the server's Retry-After
                                           or x-ratelimit-reset-*, else exponential backoff
                                           with full jitter)
-    HTTP 401/403                          AuthError, never retried; later calls fail at once
+    HTTP 401/403                          AuthError, never retried; later calls fail at once, unsent
     HTTP 4xx (other)                      ProviderError, not retried
     an error naming response_format       UnsupportedMode (a ProviderError): the caller
                                           asks again in a weaker output mode
@@ -26,7 +26,9 @@ attempts; the time a request spends queued behind our own limits is not part of
 its deadline. The body is read into memory up to ``max_response_bytes``.
 
 Requests in flight are bounded per endpoint, and optional requests/tokens per
-minute budgets apply (:mod:`.limits`). The API key is read from the environment
+minute budgets apply (:mod:`.limits`). Until the endpoint has answered once,
+requests go one at a time (:class:`_CredentialGate`), so a refused key costs one
+request whatever the concurrency. The API key is read from the environment
 when the client is created, sent only in the Authorization header, and blanked
 out of every error message (a server may echo it back).
 """
@@ -38,8 +40,8 @@ import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from enum import StrEnum
 from typing import Any
 
@@ -113,6 +115,54 @@ def _foreign_errors(endpoint: str, redact: Callable[[str], str]) -> Iterator[Non
         raise ProviderError(f"{endpoint}: request failed ({type(exc).__name__}: {redact(str(exc))})") from exc
 
 
+class _CredentialGate:
+    """Whether an endpoint takes our key, learnt from one request before the others are sent.
+
+    Until a request has its answer, the others wait: with a refused key the first
+    401/403 is the only request of the run, whatever the concurrency, and every
+    request waiting behind it then fails at once, unsent. Any other status opens
+    the gate for good as soon as its headers arrive (a dripping body does not
+    hold the others back). So does a request that ends with no answer at all (a
+    deadline passed, a dropped connection): it says nothing about the key, but
+    holding everyone behind it would send a hung endpoint's requests one by one,
+    a deadline each, where side by side they cost one deadline per attempt — and a
+    server that refuses a key does so at once, before any work.
+
+    This is the one place that decides: the analyzer, the pipeline and ``doctor``
+    only see the AuthError it raises.
+    """
+
+    def __init__(self, endpoint: str) -> None:
+        self._endpoint = endpoint
+        self._settled = asyncio.Event()
+        self._probing = False
+        self._refused: int | None = None
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Wait until a request may be sent; raise AuthError, unsent, once the key was refused."""
+        if not self._settled.is_set():
+            if self._probing:
+                await self._settled.wait()
+            else:
+                self._probing = True  # this request goes alone
+        if self._refused is not None:
+            raise AuthError(
+                f"{self._endpoint}: HTTP {self._refused}, credentials refused earlier in this run; not asked again"
+            )
+        try:
+            yield
+        finally:
+            self.settle(None)
+
+    def settle(self, status: int | None) -> None:
+        """Record what a request learnt: its HTTP status, or (None) that it is over without one."""
+        if status in _AUTH_STATUS and self._refused is None:
+            self._refused = status
+            log.error("%s refused the credentials (HTTP %d); nothing more is sent to it", self._endpoint, status)
+        self._settled.set()
+
+
 class ChatClient:
     """Sends chat completions to one endpoint, retrying what may pass and nothing else."""
 
@@ -147,7 +197,7 @@ class ChatClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
-        self._auth_error: AuthError | None = None
+        self._gate = _CredentialGate(settings.name)
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.name!r}, model={self.settings.model!r}, mode={self._mode.value})"
@@ -195,8 +245,6 @@ class ChatClient:
 
         Raises ProviderError (AuthError, UnsupportedMode), InvalidOutput or Truncated.
         """
-        if self._auth_error is not None:
-            raise AuthError(str(self._auth_error))
         limit = max_tokens or self.settings.max_tokens
         body: dict[str, Any] = {
             "model": self.settings.model,
@@ -261,17 +309,18 @@ class ChatClient:
     async def _request(
         self, method: str, path: str, *, deadline: float, usage: Usage, tokens: int = 0, payload: Any = None
     ) -> tuple[httpx.Response, bytes]:
-        """Every request goes through here: our limits, then one bounded exchange.
+        """Every request goes through here: the credential gate, our limits, then one bounded exchange.
 
         The request counts in ``usage`` (and :attr:`usage`) once it is sent, whatever
-        becomes of it. Waiting for the quota or for a free slot is our own queue,
-        not the server's time, so it comes before the deadline starts.
+        becomes of it. Waiting at the gate, for the quota or for a free slot is our
+        own queue, not the server's time, so it comes before the deadline starts.
         """
-        await self._quota.acquire(tokens)
-        async with self._slots:
-            for total in (usage, self.usage):
-                total.calls += 1
-            return await self._exchange(method, f"{self.settings.base_url}{path}", deadline, payload)
+        async with self._gate.turn():
+            await self._quota.acquire(tokens)
+            async with self._slots:
+                for total in (usage, self.usage):
+                    total.calls += 1
+                return await self._exchange(method, f"{self.settings.base_url}{path}", deadline, payload)
 
     async def _exchange(self, method: str, url: str, deadline: float, payload: Any) -> tuple[httpx.Response, bytes]:
         """One HTTP exchange, from connecting to the body's last byte, within ``deadline`` seconds all told."""
@@ -280,6 +329,7 @@ class ChatClient:
             async with asyncio.timeout(deadline):
                 with _foreign_errors(name, self._redact):
                     async with self._http.stream(method, url, json=payload) as response:
+                        self._gate.settle(response.status_code)  # the status alone says whether the key is taken
                         return response, await self._body(response)
         except TimeoutError as exc:
             raise _Retryable(f"{name}: no complete answer within {deadline:g} s") from exc
@@ -313,8 +363,7 @@ class ChatClient:
         text = self._redact(content.decode("utf-8", "replace"))  # before cutting, so no fragment of the key survives
         detail = text[:_ERROR_TEXT_CHARS].strip()
         if status in _AUTH_STATUS:
-            self._auth_error = AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
-            raise self._auth_error
+            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
         if asked_format and status != 429 and any(word in text.lower() for word in _MODE_WORDS):
             # llama-cpp-python answers an unknown response_format with HTTP 500, not 400.
             raise UnsupportedMode(f"{name}: HTTP {status}, response_format refused: {detail}")
