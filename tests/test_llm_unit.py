@@ -30,7 +30,7 @@ from repodaily.analyzers.llm import (
 )
 from repodaily.analyzers.llm.limits import RequestQuota, parse_duration, server_wait
 from repodaily.analyzers.llm.prompts import Prompts, fence
-from repodaily.errors import AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
+from repodaily.errors import AnalysisError, AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -439,6 +439,22 @@ def test_server_errors_are_retried_with_jittered_backoff_then_the_fallback_answe
     assert result.usage.calls == 5
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (300, 50)
     assert result.analyzer == llm.fingerprint and result.analyzer.startswith("llm/primary-model/")
+
+
+def test_a_failed_analysis_carries_what_its_requests_cost():
+    primary = Server(default=error(500, "internal error"))
+    fallback = Server(completion({"nothing": "useful"}, prompt_tokens=70, completion_tokens=9), default=error(400))
+    llm = analyzer(
+        Routes(**{"primary.test": primary, "fallback.test": fallback}),
+        endpoint("primary", max_retries=2),
+        endpoint("fallback"),
+    )
+    with pytest.raises(AnalysisError) as caught:
+        run(analyse(llm))
+    spent = caught.value.usage
+    assert spent is not None
+    assert spent.calls == len(primary.requests) + len(fallback.requests) == 3 + 2
+    assert (spent.prompt_tokens, spent.completion_tokens) == (70, 9)
 
 
 def test_invalid_output_on_the_primary_moves_to_the_fallback():

@@ -114,10 +114,16 @@ def _web_url(repo: RepoConfig) -> str | None:
     return f"https://github.com/{repo.name}"
 
 
-def _failed_analysis(commit: Commit, fingerprint: str, reason: str, template: Analysis | None) -> Analysis:
-    """What a commit gets when its analyzer failed: the fallback's verdict, marked, or a bare placeholder."""
+def _failed_analysis(
+    commit: Commit, fingerprint: str, reason: str, template: Analysis | None, spent: Usage
+) -> Analysis:
+    """What a commit gets when its analyzer failed: the fallback's verdict, marked, or a bare placeholder.
+
+    Either carries what the failed analyzer ``spent`` (the heuristic fallback costs
+    nothing), so the run's calls and tokens count every request that was sent.
+    """
     if template is not None:
-        return template.model_copy(update={"status": AnalysisStatus.fallback, "note": reason})
+        return template.model_copy(update={"status": AnalysisStatus.fallback, "note": reason, "usage": spent})
     return Analysis(
         type=ChangeType.chore,
         importance=Importance.medium,
@@ -125,6 +131,7 @@ def _failed_analysis(commit: Commit, fingerprint: str, reason: str, template: An
         one_line=commit.subject,
         coverage={"budget_tokens": 0, "tokens_sent": 0},
         analyzer=fingerprint,
+        usage=spent,
         status=AnalysisStatus.failed,
         note=reason,
     )
@@ -212,7 +219,8 @@ class Pipeline:
                 fallback = None
                 if fallback_analyzer is not analyzer:
                     fallback = await fallback_analyzer.analyze(item)
-                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback)
+                spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
+                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
             self.store.put_analysis(repo, commit.sha, analysis)
         self.progress.advance()
@@ -292,9 +300,13 @@ class Pipeline:
     ) -> list[Highlight]:
         """The day's highlights, from the store when the same analyses were summarised before.
 
+        None when no analysis of the day succeeded: there is no model judgement to
+        sum up, and the endpoint that just failed every commit would only fail again.
         A failure costs only the highlights, never the report.
         """
-        if not (analyzer.writes_highlights and self.config.llm.highlights) or not commits:
+        if not (analyzer.writes_highlights and self.config.llm.highlights):
+            return []
+        if not any(analyses[c.sha].status == AnalysisStatus.ok for c in commits):
             return []
         items = [(c.sha, c.subject, analyses[c.sha]) for c in commits]
         key = hashlib.sha256(

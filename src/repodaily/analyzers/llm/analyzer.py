@@ -121,9 +121,13 @@ class LLMAnalyzer(Analyzer):
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
         usage = Usage()
-        verdict, client = await self._first_answer(
-            lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
-        )
+        try:
+            verdict, client = await self._first_answer(
+                lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
+            )
+        except AnalysisError as exc:
+            exc.usage = usage  # the requests sent before the failure count all the same
+            raise
         return Analysis.model_validate(
             {
                 **verdict.model_dump(),
