@@ -10,8 +10,9 @@ import asyncio
 import json
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
+from time import monotonic
 from typing import Any
 
 import httpx
@@ -29,7 +30,7 @@ from repodaily.analyzers.llm import (
 )
 from repodaily.analyzers.llm.limits import RequestQuota, parse_duration, server_wait
 from repodaily.analyzers.llm.prompts import Prompts, fence
-from repodaily.errors import AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
+from repodaily.errors import AnalysisError, AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -320,6 +321,16 @@ def test_repair_round_fixes_a_reply_of_the_wrong_schema():
     assert result.usage.calls == 2
 
 
+def test_a_reply_longer_than_max_tokens_goes_back_as_its_errors_alone():
+    oversized = {**VERDICT, "type": "bugfix", "one_line": "word " * 5000}
+    server = Server(completion(oversized), completion(VERDICT))
+    result = run(analyse(analyzer(server, endpoint(max_tokens=500))))[0]
+    first, repair = (body["messages"] for body in server.bodies)
+    assert [m["role"] for m in repair] == ["system", "user", "user"]
+    assert repair[:2] == first and "type" in repair[2]["content"] and "word" not in repair[2]["content"]
+    assert result.type == ChangeType.fix
+
+
 def test_second_invalid_reply_raises_invalid_output():
     server = Server(completion({"verdict": "looks fine"}), completion({"type": "fix"}))
     with pytest.raises(InvalidOutput, match="after a repair round"):
@@ -430,6 +441,22 @@ def test_server_errors_are_retried_with_jittered_backoff_then_the_fallback_answe
     assert result.analyzer == llm.fingerprint and result.analyzer.startswith("llm/primary-model/")
 
 
+def test_a_failed_analysis_carries_what_its_requests_cost():
+    primary = Server(default=error(500, "internal error"))
+    fallback = Server(completion({"nothing": "useful"}, prompt_tokens=70, completion_tokens=9), default=error(400))
+    llm = analyzer(
+        Routes(**{"primary.test": primary, "fallback.test": fallback}),
+        endpoint("primary", max_retries=2),
+        endpoint("fallback"),
+    )
+    with pytest.raises(AnalysisError) as caught:
+        run(analyse(llm))
+    spent = caught.value.usage
+    assert spent is not None
+    assert spent.calls == len(primary.requests) + len(fallback.requests) == 3 + 2
+    assert (spent.prompt_tokens, spent.completion_tokens) == (70, 9)
+
+
 def test_invalid_output_on_the_primary_moves_to_the_fallback():
     primary = Server(default=completion({"nothing": "useful"}))
     fallback = Server(completion(VERDICT))
@@ -452,6 +479,48 @@ def test_401_raises_auth_error_without_retries_and_stops_asking():
     outcomes = run(twice())
     assert all(isinstance(outcome, AuthError) for outcome in outcomes)
     assert len(server.requests) == 1 and time.sleeps == []
+
+
+def test_a_refused_key_is_asked_once_whatever_the_concurrency():
+    async def refuse_slowly(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.05)  # every other commit's request would be on its way by now
+        return error(401, "Incorrect API key provided")
+
+    server = Server(default=refuse_slowly)
+    llm = analyzer(server, endpoint(concurrency=8))
+
+    async def eight() -> list[BaseException | Analysis]:
+        analyses = (llm.analyze(commit(sha=f"{i:040d}")) for i in range(8))
+        outcomes = await asyncio.gather(*analyses, return_exceptions=True)
+        await llm.aclose()
+        return outcomes
+
+    outcomes = run(eight())
+    assert all(isinstance(outcome, AuthError) for outcome in outcomes)
+    assert len(server.requests) == 1
+
+
+def test_requests_wait_for_the_first_answers_status_not_its_whole_body():
+    started: list[float] = []
+
+    class SlowBody(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            await asyncio.sleep(0.2)
+            yield completion(VERDICT).content
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        started.append(monotonic())
+        return httpx.Response(200, stream=SlowBody())
+
+    llm = analyzer(Server(default=answer), endpoint(concurrency=8))
+
+    async def four() -> list[Analysis]:
+        results = await asyncio.gather(*(llm.analyze(commit(sha=f"{i:040d}")) for i in range(4)))
+        await llm.aclose()
+        return results
+
+    assert [r.status for r in run(four())] == [AnalysisStatus.ok] * 4
+    assert max(started) - min(started) < 0.1
 
 
 def test_auth_refused_by_every_endpoint_propagates_as_auth_error():
@@ -507,9 +576,41 @@ def test_timeout_grows_with_the_prompt_and_is_capped():
     assert settings.timeout_for(2000) == 40
     assert settings.timeout_for(100_000) == 60
 
-    server = Server(completion(VERDICT))
-    run(analyse(analyzer(server, settings)))
-    assert server.requests[0].extensions["timeout"]["read"] > 30
+
+class _Trickle(httpx.AsyncByteStream):
+    """A body that never ends, one byte every 10 ms: no single read waits long."""
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            await asyncio.sleep(0.01)
+            yield b" "
+
+
+def test_the_deadline_bounds_the_whole_answer_not_each_read():
+    server = Server(default=lambda request: httpx.Response(200, stream=_Trickle()))
+    settings = endpoint(timeout_s=0.3, timeout_per_1k_prompt_tokens_s=0, max_retries=1)
+    started = monotonic()
+    with pytest.raises(ProviderError, match=r"no complete answer within 0.3 s \(gave up after 2 attempt"):
+        run(analyse(analyzer(server, settings)))
+    assert len(server.requests) == 2
+    assert 0.6 <= monotonic() - started < 1.5  # two deadlines; the backoff sleeps on the fake clock
+
+
+def test_a_body_over_the_cap_is_not_read_further_nor_retried():
+    handed_out = 0
+
+    class Endless(httpx.AsyncByteStream):
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            nonlocal handed_out
+            while True:
+                handed_out += 65536
+                yield b" " * 65536
+
+    server = Server(default=lambda request: httpx.Response(200, stream=Endless()))
+    with pytest.raises(ProviderError, match="exceeds 1,000,000 bytes"):
+        run(analyse(analyzer(server, endpoint(max_response_bytes=1_000_000))))
+    assert len(server.requests) == 1
+    assert handed_out <= 1_000_000 + 65536
 
 
 def test_body_that_is_not_json_is_invalid_output():

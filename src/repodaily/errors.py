@@ -20,6 +20,11 @@ edge); only ``cli.py`` turns them into exit codes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from repodaily.models import Usage
+
 
 class RepodailyError(Exception):
     """Root of every error repodaily raises on purpose."""
@@ -39,6 +44,10 @@ class StoreError(RepodailyError):
 
 class AnalysisError(RepodailyError):
     """A commit could not be analysed."""
+
+    #: What the analyzer spent before it failed (calls, tokens, seconds), when it counted:
+    #: those requests were sent all the same, so the run's accounting includes them.
+    usage: Usage | None = None
 
 
 class ProviderError(AnalysisError):

@@ -129,10 +129,16 @@ def _web_url(repo: RepoConfig) -> str | None:
     return f"https://github.com/{repo.name}"
 
 
-def _failed_analysis(commit: Commit, fingerprint: str, reason: str, template: Analysis | None) -> Analysis:
-    """What a commit gets when its analyzer failed: the fallback's verdict, marked, or a bare placeholder."""
+def _failed_analysis(
+    commit: Commit, fingerprint: str, reason: str, template: Analysis | None, spent: Usage
+) -> Analysis:
+    """What a commit gets when its analyzer failed: the fallback's verdict, marked, or a bare placeholder.
+
+    Either carries what the failed analyzer ``spent`` (the heuristic fallback costs
+    nothing), so the run's calls and tokens count every request that was sent.
+    """
     if template is not None:
-        return template.model_copy(update={"status": AnalysisStatus.fallback, "note": reason})
+        return template.model_copy(update={"status": AnalysisStatus.fallback, "note": reason, "usage": spent})
     return Analysis(
         type=ChangeType.chore,
         importance=Importance.medium,
@@ -140,6 +146,7 @@ def _failed_analysis(commit: Commit, fingerprint: str, reason: str, template: An
         one_line=commit.subject,
         coverage={"budget_tokens": 0, "tokens_sent": 0},
         analyzer=fingerprint,
+        usage=spent,
         status=AnalysisStatus.failed,
         note=reason,
     )
@@ -161,8 +168,6 @@ class Pipeline:
         self._given = analyzer
         self.analyzer = analyzer or self._create(None)
         self.fallback = self._fallback_for(self.analyzer, None)
-        #: Set when the endpoint refused our credentials: no further commit asks it.
-        self.refused: AuthError | None = None
         # Repositories with conventions get analyzers of their own, one pair per distinct table.
         self._with_conventions: dict[str, tuple[Analyzer, Analyzer]] = {}
         self.progress: ProgressSink = progress or _NoProgress()
@@ -217,23 +222,20 @@ class Pipeline:
         item = build_input(repo, commit, budget_tokens=analyzer.context_budget(self.config.context.budget_tokens))
         async with semaphore:
             try:
-                if self.refused is not None:
-                    raise self.refused
                 analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
                 reason = (
                     f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
                 )
-                if isinstance(exc, AuthError):
-                    if self.refused is None:
-                        log.error("the analysis endpoint refused the credentials; no further commit asks it: %s", exc)
-                    self.refused = exc
-                else:
-                    log.warning("analysis of %s failed: %s", commit.short_sha, reason)
+                # The analyzer stops asking an endpoint that refused our key and says so once;
+                # each commit after that is the same news.
+                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
+                log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
                     fallback = await fallback_analyzer.analyze(item)
-                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback)
+                spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
+                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
             self.store.put_analysis(repo, commit.sha, analysis)
         self.progress.advance()
@@ -324,9 +326,13 @@ class Pipeline:
     ) -> list[Highlight]:
         """The day's highlights, from the store when the same analyses were summarised before.
 
+        None when no analysis of the day succeeded: there is no model judgement to
+        sum up, and the endpoint that just failed every commit would only fail again.
         A failure costs only the highlights, never the report.
         """
-        if not (analyzer.writes_highlights and self.config.llm.highlights) or not commits or self.refused is not None:
+        if not (analyzer.writes_highlights and self.config.llm.highlights):
+            return []
+        if not any(analyses[c.sha].status == AnalysisStatus.ok for c in commits):
             return []
         items = [(c.sha, c.subject, analyses[c.sha]) for c in commits]
         key = hashlib.sha256(

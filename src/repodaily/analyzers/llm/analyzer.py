@@ -7,6 +7,9 @@ cut-off output even after the repair and brief rounds (:mod:`.structured`).
 When every endpoint fails the last error is raised, and the pipeline falls
 back to the heuristic analyzer for that commit; when every endpoint refused
 our credentials, that last error is an :class:`~repodaily.errors.AuthError`.
+An endpoint's client is asked once whether it takes our key, and afterwards
+fails at once without sending (:class:`~.client.ChatClient`), so the analyzer
+and the pipeline keep no memory of refusals of their own.
 
 A commit whose diff text exceeds one prompt's budget is map-reduced: its files
 are split into parts that fit (:mod:`.chunks`), each part is summarised in
@@ -44,7 +47,7 @@ from repodaily.analyzers.llm.schema import (
 )
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings
 from repodaily.analyzers.llm.structured import ask
-from repodaily.errors import AnalysisError, ConfigError
+from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -118,9 +121,13 @@ class LLMAnalyzer(Analyzer):
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
         usage = Usage()
-        verdict, client = await self._first_answer(
-            lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
-        )
+        try:
+            verdict, client = await self._first_answer(
+                lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
+            )
+        except AnalysisError as exc:
+            exc.usage = usage  # the requests sent before the failure count all the same
+            raise
         return Analysis.model_validate(
             {
                 **verdict.model_dump(),
@@ -212,7 +219,9 @@ class LLMAnalyzer(Analyzer):
             try:
                 return await job(client), client
             except AnalysisError as exc:
-                log.warning("%s: %s failed: %s", client.settings.name, what, exc)
+                # A refused key was reported once, by the client that heard it.
+                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
+                log.log(level, "%s: %s failed: %s", client.settings.name, what, exc)
                 last = exc
         assert last is not None, "settings guarantee at least one endpoint"
         raise last

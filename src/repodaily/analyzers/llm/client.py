@@ -4,21 +4,31 @@ Everything foreign that can go wrong on the wire becomes one of ours at this
 edge (:func:`_foreign_errors` and :meth:`ChatClient._check`), raised ``from`` the
 original::
 
+    no whole answer within the deadline   ProviderError, retried
     httpx timeout                         ProviderError, retried
     connect/read/write error, reset       ProviderError, retried
     other httpx errors (bad URL scheme…)  ProviderError, not retried
     HTTP 408/425/429/5xx                  ProviderError, retried (after the server's Retry-After
                                           or x-ratelimit-reset-*, else exponential backoff
                                           with full jitter)
-    HTTP 401/403                          AuthError, never retried; later calls fail at once
+    HTTP 401/403                          AuthError, never retried; later calls fail at once, unsent
     HTTP 4xx (other)                      ProviderError, not retried
     an error naming response_format       UnsupportedMode (a ProviderError): the caller
                                           asks again in a weaker output mode
+    body over max_response_bytes          ProviderError, not retried
     body that is not a JSON completion    InvalidOutput
     finish_reason == "length"             Truncated
 
+Every wait on the server is bounded. Each request — connecting, sending, and
+reading the *whole* body — runs under one deadline (``timeout_for``), so a server
+that drips a byte a second holds a call no longer than the deadline times its
+attempts; the time a request spends queued behind our own limits is not part of
+its deadline. The body is read into memory up to ``max_response_bytes``.
+
 Requests in flight are bounded per endpoint, and optional requests/tokens per
-minute budgets apply (:mod:`.limits`). The API key is read from the environment
+minute budgets apply (:mod:`.limits`). Until the endpoint has answered once,
+requests go one at a time (:class:`_CredentialGate`), so a refused key costs one
+request whatever the concurrency. The API key is read from the environment
 when the client is created, sent only in the Authorization header, and blanked
 out of every error message (a server may echo it back).
 """
@@ -30,8 +40,8 @@ import json
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
 from enum import StrEnum
 from typing import Any
 
@@ -94,7 +104,7 @@ def _count(counts: dict[str, Any], key: str) -> int:
 
 @contextmanager
 def _foreign_errors(endpoint: str, redact: Callable[[str], str]) -> Iterator[None]:
-    """Turn httpx and JSON-decoding failures into ours, naming the endpoint and never the key."""
+    """Turn httpx failures into ours, naming the endpoint and never the key."""
     try:
         yield
     except httpx.TimeoutException as exc:
@@ -103,8 +113,54 @@ def _foreign_errors(endpoint: str, redact: Callable[[str], str]) -> Iterator[Non
         raise _Retryable(f"{endpoint}: connection failed ({type(exc).__name__}: {redact(str(exc))})") from exc
     except httpx.HTTPError as exc:
         raise ProviderError(f"{endpoint}: request failed ({type(exc).__name__}: {redact(str(exc))})") from exc
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InvalidOutput(f"{endpoint}: the response body is not JSON ({exc})") from exc
+
+
+class _CredentialGate:
+    """Whether an endpoint takes our key, learnt from one request before the others are sent.
+
+    Until a request has its answer, the others wait: with a refused key the first
+    401/403 is the only request of the run, whatever the concurrency, and every
+    request waiting behind it then fails at once, unsent. Any other status opens
+    the gate for good as soon as its headers arrive (a dripping body does not
+    hold the others back). So does a request that ends with no answer at all (a
+    deadline passed, a dropped connection): it says nothing about the key, but
+    holding everyone behind it would send a hung endpoint's requests one by one,
+    a deadline each, where side by side they cost one deadline per attempt — and a
+    server that refuses a key does so at once, before any work.
+
+    This is the one place that decides: the analyzer, the pipeline and ``doctor``
+    only see the AuthError it raises.
+    """
+
+    def __init__(self, endpoint: str) -> None:
+        self._endpoint = endpoint
+        self._settled = asyncio.Event()
+        self._probing = False
+        self._refused: int | None = None
+
+    @asynccontextmanager
+    async def turn(self) -> AsyncIterator[None]:
+        """Wait until a request may be sent; raise AuthError, unsent, once the key was refused."""
+        if not self._settled.is_set():
+            if self._probing:
+                await self._settled.wait()
+            else:
+                self._probing = True  # this request goes alone
+        if self._refused is not None:
+            raise AuthError(
+                f"{self._endpoint}: HTTP {self._refused}, credentials refused earlier in this run; not asked again"
+            )
+        try:
+            yield
+        finally:
+            self.settle(None)
+
+    def settle(self, status: int | None) -> None:
+        """Record what a request learnt: its HTTP status, or (None) that it is over without one."""
+        if status in _AUTH_STATUS and self._refused is None:
+            self._refused = status
+            log.error("%s refused the credentials (HTTP %d); nothing more is sent to it", self._endpoint, status)
+        self._settled.set()
 
 
 class ChatClient:
@@ -129,7 +185,8 @@ class ChatClient:
         headers = dict(settings.headers)
         if self._secret:
             headers["Authorization"] = f"Bearer {self._secret}"
-        self._http = httpx.AsyncClient(headers=headers, transport=transport)
+        # No per-read timeouts: each request runs under one total deadline instead (see _exchange).
+        self._http = httpx.AsyncClient(headers=headers, transport=transport, timeout=None)
         self._slots = asyncio.Semaphore(settings.concurrency)
         self._quota = RequestQuota(
             requests_per_minute=settings.requests_per_minute,
@@ -140,7 +197,7 @@ class ChatClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
-        self._auth_error: AuthError | None = None
+        self._gate = _CredentialGate(settings.name)
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.name!r}, model={self.settings.model!r}, mode={self._mode.value})"
@@ -188,8 +245,6 @@ class ChatClient:
 
         Raises ProviderError (AuthError, UnsupportedMode), InvalidOutput or Truncated.
         """
-        if self._auth_error is not None:
-            raise AuthError(str(self._auth_error))
         limit = max_tokens or self.settings.max_tokens
         body: dict[str, Any] = {
             "model": self.settings.model,
@@ -200,10 +255,10 @@ class ChatClient:
         if response_format is not None:
             body["response_format"] = response_format
         prompt_tokens = sum(count_tokens(m["content"]) + _TOKENS_PER_MESSAGE for m in messages)
-        timeout = self.settings.timeout_for(prompt_tokens)
+        deadline = self.settings.timeout_for(prompt_tokens)
         started = self._clock()
         try:
-            return await self._attempts(body, prompt_tokens + limit, timeout, usage)
+            return await self._attempts(body, prompt_tokens + limit, deadline, usage)
         finally:
             elapsed = self._clock() - started
             usage.seconds += elapsed
@@ -211,24 +266,22 @@ class ChatClient:
 
     async def list_models(self) -> list[str] | None:
         """The model ids the endpoint lists, or None when it has no listing (HTTP 404)."""
-        with _foreign_errors(self.settings.name, self._redact):
-            response = await self._http.get(f"{self.settings.base_url}/models", timeout=self.settings.timeout_s)
-            if response.status_code == 404:
-                return None
-            self._check(response, asked_format=False)
-            data = response.json()
+        # The listing is no analysis's cost: only the client's lifetime totals count it.
+        response, content = await self._request("GET", "/models", deadline=self.settings.timeout_s, usage=Usage())
+        if response.status_code == 404:
+            return None
+        self._check(response, content, asked_format=False)
+        data = self._decoded(content)
         entries = data.get("data") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             raise InvalidOutput(f"{self.settings.name}: the model list is not an OpenAI-style list")
         return [str(entry.get("id")) for entry in entries if isinstance(entry, dict)]
 
-    async def _attempts(self, body: dict[str, Any], tokens: int, timeout: float, usage: Usage) -> str:
+    async def _attempts(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage) -> str:
         attempts = self.settings.max_retries + 1
         for attempt in range(attempts):
-            await self._quota.acquire(tokens)
             try:
-                async with self._slots:
-                    return await self._send(body, timeout, usage)
+                return await self._send(body, tokens, deadline, usage)
             except _Retryable as exc:
                 wait = self._backoff(exc, attempt)
                 if attempt + 1 == attempts or wait is None:
@@ -243,35 +296,86 @@ class ChatClient:
             return exc.wait_s if exc.wait_s <= _LONGEST_WAIT_S else None
         return self._rng.uniform(0, min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2**attempt))
 
-    async def _send(self, body: dict[str, Any], timeout: float, usage: Usage) -> str:
-        name = self.settings.name
-        usage.calls += 1
-        self.usage.calls += 1
-        with _foreign_errors(name, self._redact):
-            response = await self._http.post(f"{self.settings.base_url}/chat/completions", json=body, timeout=timeout)
-            self._check(response, asked_format="response_format" in body)
-            data = response.json()
+    async def _send(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage) -> str:
+        response, content = await self._request(
+            "POST", "/chat/completions", deadline=deadline, usage=usage, tokens=tokens, payload=body
+        )
+        self._check(response, content, asked_format="response_format" in body)
+        data = self._decoded(content)
         if (pause := server_wait(response.headers, refused=False)) is not None:
             self._quota.pause(pause)
         return self._completion(data, usage)
 
-    def _check(self, response: httpx.Response, *, asked_format: bool) -> None:
+    async def _request(
+        self, method: str, path: str, *, deadline: float, usage: Usage, tokens: int = 0, payload: Any = None
+    ) -> tuple[httpx.Response, bytes]:
+        """Every request goes through here: the credential gate, our limits, then one bounded exchange.
+
+        The request counts in ``usage`` (and :attr:`usage`) once it is sent, whatever
+        becomes of it. Waiting at the gate, for the quota or for a free slot is our
+        own queue, not the server's time, so it comes before the deadline starts.
+        """
+        async with self._gate.turn():
+            await self._quota.acquire(tokens)
+            async with self._slots:
+                for total in (usage, self.usage):
+                    total.calls += 1
+                return await self._exchange(method, f"{self.settings.base_url}{path}", deadline, payload)
+
+    async def _exchange(self, method: str, url: str, deadline: float, payload: Any) -> tuple[httpx.Response, bytes]:
+        """One HTTP exchange, from connecting to the body's last byte, within ``deadline`` seconds all told."""
+        name = self.settings.name
+        try:
+            async with asyncio.timeout(deadline):
+                with _foreign_errors(name, self._redact):
+                    async with self._http.stream(method, url, json=payload) as response:
+                        self._gate.settle(response.status_code)  # the status alone says whether the key is taken
+                        return response, await self._body(response)
+        except TimeoutError as exc:
+            raise _Retryable(f"{name}: no complete answer within {deadline:g} s") from exc
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        """The body, read into memory up to ``max_response_bytes``.
+
+        A completion is bounded by max_tokens and a model list by the provider's
+        catalogue, both far below the cap; a bigger body is a broken server or
+        gateway, not an answer. It is not retried, as asking again would read
+        another cap's worth of the same.
+        """
+        cap = self.settings.max_response_bytes
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                raise ProviderError(
+                    f"{self.settings.name}: the response body exceeds {cap:,} bytes (max_response_bytes); not read on"
+                )
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _check(self, response: httpx.Response, content: bytes, *, asked_format: bool) -> None:
         """Raise the error an unsuccessful status means."""
         status = response.status_code
         if status < 400:
             return
         name = self.settings.name
-        text = self._redact(response.text)  # before cutting, so no fragment of the key survives
+        text = self._redact(content.decode("utf-8", "replace"))  # before cutting, so no fragment of the key survives
         detail = text[:_ERROR_TEXT_CHARS].strip()
         if status in _AUTH_STATUS:
-            self._auth_error = AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
-            raise self._auth_error
+            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
         if asked_format and status != 429 and any(word in text.lower() for word in _MODE_WORDS):
             # llama-cpp-python answers an unknown response_format with HTTP 500, not 400.
             raise UnsupportedMode(f"{name}: HTTP {status}, response_format refused: {detail}")
         if status in _RETRIED_STATUS or status >= 500:
             raise _Retryable(f"{name}: HTTP {status}: {detail}", server_wait(response.headers, refused=True))
         raise ProviderError(f"{name}: HTTP {status}: {detail}")
+
+    def _decoded(self, content: bytes) -> object:
+        try:
+            return json.loads(content)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
+            raise InvalidOutput(f"{self.settings.name}: the response body is not JSON ({exc})") from exc
 
     def _completion(self, data: object, usage: Usage) -> str:
         """The answer's text, after counting its tokens; a cut-off answer is an error, not a result."""

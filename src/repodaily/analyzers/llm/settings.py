@@ -41,7 +41,9 @@ class EndpointSettings(_Settings):
     max_tokens_limit: int = Field(
         default=4096, gt=0, description="Ceiling for the doubled max_tokens of the retry after a cut-off reply."
     )
-    timeout_s: float = Field(default=30, gt=0, description="Timeout of a small request.")
+    timeout_s: float = Field(
+        default=30, gt=0, description="Deadline of a small request, all told: connect, send and the whole answer."
+    )
     timeout_per_1k_prompt_tokens_s: float = Field(
         default=5, ge=0, description="Added per 1,000 prompt tokens: big prompts take longer to read."
     )
@@ -50,6 +52,11 @@ class EndpointSettings(_Settings):
     requests_per_minute: int = Field(default=0, ge=0, description="0: unlimited.")
     tokens_per_minute: int = Field(default=0, ge=0, description="Prompt plus completion tokens; 0: unlimited.")
     max_retries: int = Field(default=4, ge=0, description="Retries of a timeout, reset, 429 or 5xx.")
+    max_response_bytes: int = Field(
+        default=4_000_000,
+        gt=0,
+        description="Response bodies are read into memory up to this; a bigger one is an error, not retried.",
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -57,7 +64,11 @@ class EndpointSettings(_Settings):
         return value.rstrip("/")
 
     def timeout_for(self, prompt_tokens: int) -> float:
-        """Seconds to wait for one request: reading a long prompt is part of the answer time."""
+        """The deadline of one request, in seconds: connecting, sending and the whole answer, all told.
+
+        A total, not a per-read timeout, so a server trickling its answer cannot
+        stretch it. Reading a long prompt is part of the answer time.
+        """
         scaled = self.timeout_s + self.timeout_per_1k_prompt_tokens_s * prompt_tokens / 1000
         return min(scaled, max(self.timeout_max_s, self.timeout_s))
 

@@ -15,6 +15,15 @@ failure is :class:`~repodaily.errors.InvalidOutput`. A reply cut off at
 ``max_tokens`` is asked again once with twice the tokens (up to the endpoint's
 limit) and a request to be brief; a second cut-off is
 :class:`~repodaily.errors.Truncated`.
+
+The repair round stays as small as the first request plus one reply. It echoes
+the invalid reply as the model's turn only when that is no longer than the
+request allowed (``max_tokens``): a longer one did not come from a model keeping
+to the limit but from a server or gateway gone wrong, and sending it back would
+multiply the prompt (up to the body cap: megabytes) or overflow the context
+window, while a cut-down echo would show the model a broken reply as its own.
+Such a round restates the errors alone — few, and without the input values —
+which is all the model needs to answer again.
 """
 
 from __future__ import annotations
@@ -29,6 +38,7 @@ from pydantic import BaseModel, ValidationError
 from repodaily.analyzers.llm.client import ChatClient, Message, OutputMode, UnsupportedMode
 from repodaily.analyzers.llm.prompts import Prompts
 from repodaily.analyzers.llm.schema import describe_errors, json_schema
+from repodaily.context.tokens import count_tokens
 from repodaily.errors import InvalidOutput, Truncated
 from repodaily.models import Usage
 
@@ -96,9 +106,10 @@ async def _ask_in_best_mode(
         try:
             return _validated(reply, data)
         except InvalidOutput as first:
+            echo = count_tokens(content) <= (max_tokens or client.settings.max_tokens)
             repair = [
                 *messages,
-                {"role": "assistant", "content": content},
+                *([{"role": "assistant", "content": content}] if echo else []),
                 {"role": "user", "content": prompts.repair(str(first))},
             ]
             content = await client.complete(
