@@ -48,6 +48,7 @@ def _report_commit(commit: Commit, analysis: Analysis, web_url: str | None) -> R
         pr_number=pr,
         pr_url=f"{web_url}/pull/{pr}" if web_url and pr else None,
         encoding_issues=commit.encoding_issues,
+        date_issues=commit.date_issues,
         analysis=analysis,
     )
 

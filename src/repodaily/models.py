@@ -80,6 +80,10 @@ class Commit(_Model):
         default_factory=list,
         description="Fields whose bytes were not UTF-8 and were decoded with U+FFFD replacements.",
     )
+    date_issues: list[str] = Field(
+        default_factory=list,
+        description="Header dates no clock shows (an offset of +9999, a year past 9999) and how they were read.",
+    )
 
     @property
     def short_sha(self) -> str:
@@ -275,6 +279,7 @@ class ReportCommit(_Model):
     pr_number: int | None = None
     pr_url: str | None = None
     encoding_issues: list[str] = Field(default_factory=list)
+    date_issues: list[str] = Field(default_factory=list)
     analysis: Analysis
 
 
