@@ -45,6 +45,10 @@ def test_repos_are_read(tmp_path):
         ("[[repos]]\nname = 'o/r'", "repos.0: Value error, give exactly one of 'url' or 'path'"),
         ("[output]\npath = '{year}/{nope}.md'", "output.path"),
         ("language = ", "not valid TOML"),
+        ("[[repos]]\nname = 'noslash'\npath = '.'", "repos.0.name: Value error, 'noslash' is not OWNER/REPO"),
+        ("[output]\npath = ''", "output.path: Value error, the path template must end in a file name"),
+        ("[output]\ndir = ''", "output.dir"),
+        ('cache_dir = "a\\u0000b"', "cache_dir: Value error, a path cannot contain a NUL"),
     ],
 )
 def test_config_errors_name_the_file_and_the_key(tmp_path, text, fragment):
@@ -65,3 +69,29 @@ def test_environment_errors_say_they_came_from_the_environment():
 def test_missing_config_file_is_a_clear_error(tmp_path):
     with pytest.raises(ConfigError, match="config file .*nope.toml: file not found"):
         load_config(tmp_path / "nope.toml", environ={})
+
+
+def test_a_config_file_that_is_not_utf8_names_the_file_and_the_byte(tmp_path):
+    path = tmp_path / "repodaily.toml"
+    path.write_bytes(b'timezone = "Asia/Shanghai"\n# caf\xe9\n')
+    with pytest.raises(ConfigError, match=r"repodaily.toml: not UTF-8 \(byte 0xe9 at offset 32\)"):
+        load_config(path, environ={})
+
+
+def test_a_config_path_that_is_a_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read: Is a directory"):
+        load_config(tmp_path, environ={})
+
+
+@pytest.mark.parametrize(
+    ("environ", "fragment"),
+    [
+        ({"REPODAILY__": "1"}, "REPODAILY__ names no key"),
+        ({"REPODAILY____": "1"}, "names no key"),
+        ({"REPODAILY__CONTEXT": "1", "REPODAILY__CONTEXT__BUDGET_TOKENS": "2"}, "clashes with another"),
+        ({"REPODAILY__CONTEXT__BUDGET_TOKENS": "2", "REPODAILY__CONTEXT": "1"}, "clashes with another"),
+    ],
+)
+def test_environment_variables_that_name_no_key_or_clash_are_config_errors(environ, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        load_config(None, environ=environ)

@@ -36,6 +36,11 @@ def test_range_is_listed_oldest_first():
         ({"until": "2026-02-01"}, "--until needs --since"),
         ({"day": "2026-02-01", "since": "2026-02-01"}, "either --date or --since"),
         ({"since": "2000-01-01", "until": "2026-01-01"}, "at most"),
+        ({"day": ""}, "--date '' is not a date"),
+        ({"since": ""}, "--since '' is not a date"),
+        ({"since": "2026-02-01", "until": ""}, "--until '' is not a date"),
+        ({"day": "", "since": ""}, "either --date or --since"),
+        ({"day": "0001-01-01"}, "before 1970"),
     ],
 )
 def test_bad_days_are_refused_with_a_clear_message(kwargs, message):

@@ -468,11 +468,24 @@ def test_user_partial_overrides_commit_sections(tmp_path: Path):
     [
         ("# ok\n\n{{ report.no_such_field }}\n", 3),
         ("# ok\n{% if %}\n", 2),
+        # Python's own errors, raised from inside a user's template.
+        ("# ok\n{{ 1/0 }}\n", 2),
+        ('{% include "report.md.j2" %}\n', 1),
+        ("{% macro m() %}{{ m() }}{% endmacro %}\n{{ m() }}\n", 1),
+        ("# ok\n\n\n{{ report.repo|number }}\n", 4),
+        ("# ok\n{{ report.commits[0].committed_at.isoformat()|local_time }}\n", 2),
     ],
 )
 def test_template_errors_raise_render_error_with_name_and_line(tmp_path: Path, source: str, line: int):
     (tmp_path / "report.md.j2").write_text(source)
-    with pytest.raises(RenderError, match=rf"report\.md\.j2, line {line}: "):
+    with pytest.raises(RenderError, match=rf"report\.md\.j2, line {line}: ") as info:
+        render_markdown(_day(), templates_dir=tmp_path)
+    assert "\n" not in str(info.value)
+
+
+def test_a_template_that_is_not_utf8_is_a_render_error(tmp_path: Path):
+    (tmp_path / "report.md.j2").write_bytes(b"# caf\xe9\n")
+    with pytest.raises(RenderError, match="report.md.j2"):
         render_markdown(_day(), templates_dir=tmp_path)
 
 

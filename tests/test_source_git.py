@@ -141,6 +141,54 @@ def test_a_commit_with_an_old_committer_date_does_not_end_the_walk(builder: Repo
     assert [c.sha for c in commits] == [later, earlier]
 
 
+# Header dates as other tools have written them; git prints them, so the source must read them.
+_NOON = int(inside(12).timestamp())
+_ODD_DATES = [
+    # (author date, committer date, committer offset read, beginnings of the date_issues)
+    (f"{_NOON} +9999", f"{_NOON} +9999", 0, ["author date: offset +9999", "committer date: offset +9999"]),
+    (f"{_NOON} -0000", f"{_NOON} -0000", 0, []),
+    (f"{_NOON} +0800", f"{_NOON} +0099", 0, ["committer date: offset +0099"]),
+    (f"{_NOON} +0800", f"{_NOON} -1130", -11.5, []),
+    ("99999999999999 +0000", f"{_NOON} +0800", 8, ["author date: timestamp 99999999999999 is out of range"]),
+    ("253402300800 +0000", f"{_NOON} +0800", 8, ["author date: timestamp 253402300800"]),
+    ("-100 +0000", f"{_NOON} +0800", 8, ["author date: git cannot parse it"]),
+    (f"{_NOON}", f"{_NOON} +0800", 8, ["author date: git cannot parse it"]),
+]
+
+
+@pytest.mark.parametrize(("authored", "committed", "offset_hours", "issues"), _ODD_DATES)
+def test_a_header_date_no_clock_shows_is_read_and_noted_not_fatal(
+    builder: RepoBuilder, cache: Path, authored: str, committed: str, offset_hours: float, issues: list[str]
+) -> None:
+    sha = builder.write_commit(f"A <a@x> {authored}".encode(), f"C <c@x> {committed}".encode(), b"Odd dates\n")
+
+    (commit,) = collect(open_local(builder, cache))
+
+    assert commit.sha == sha and commit.subject == "Odd dates"
+    assert commit.committed_at == inside(12)  # the instant is exact: the window and the table rely on it
+    assert commit.committed_at.utcoffset() == timedelta(hours=offset_hours)
+    assert commit.authored_at.tzinfo is not None
+    assert len(commit.date_issues) == len(issues)
+    assert all(noted.startswith(prefix) for noted, prefix in zip(commit.date_issues, issues, strict=True))
+
+
+def test_a_broken_ident_keeps_the_commit_and_the_walk_going(builder: RepoBuilder, cache: Path) -> None:
+    earlier = builder.commit("Landed in the morning", when=inside(8))
+    no_author_end = builder.write_commit(
+        f"A <a@x {_NOON} +0800".encode(), f"C <c@x> {_NOON} +0800".encode(), b"Author line lacks its '>'\n"
+    )
+    builder.write_commit(f"A <a@x> {_NOON} +0800".encode(), f"C <c@x {_NOON} +0800".encode(), b"Committer too\n")
+    later = builder.commit("Landed in the evening", when=inside(20))
+
+    commits = collect(open_local(builder, cache))
+
+    # git dates an unparsable committer line at the epoch, so that commit is in no day.
+    assert [c.sha for c in commits] == [later, no_author_end, earlier]
+    odd = commits[1]
+    assert odd.author_name == "" and odd.authored_at == datetime(1970, 1, 1, tzinfo=UTC)
+    assert odd.date_issues == ["author date: git cannot parse it; read as 1970-01-01 UTC"]
+
+
 def test_an_empty_window_gives_no_commits(builder: RepoBuilder, cache: Path) -> None:
     assert collect(open_local(builder, cache)) == []
 

@@ -5,7 +5,7 @@ import pytest
 
 from repodaily.errors import StoreError
 from repodaily.migrations import MIGRATIONS, migrate
-from repodaily.models import Analysis, ChangeType, CoverageReceipt, Importance
+from repodaily.models import Analysis, ChangeType, CoverageReceipt, Highlight, Importance
 from repodaily.store import DB_FILE_NAME, Store
 
 
@@ -71,3 +71,52 @@ def test_unusable_cache_directory_is_a_store_error(tmp_path):
     blocker.write_text("a file where the cache directory should be")
     with pytest.raises(StoreError, match="not usable"):
         Store(blocker / "sub")
+
+
+def _corrupt(tmp_path, table: str, column: str, value: object, where: str = "1") -> None:
+    with sqlite3.connect(tmp_path / DB_FILE_NAME) as db:
+        db.execute(f"UPDATE {table} SET {column} = ? WHERE {where}", (value,))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        "{not json",
+        _analysis().model_dump_json().replace('"medium"', '"enormous"'),  # valid JSON, a wrong value
+        _analysis().model_dump_json().replace('"type":"fix",', ""),  # a required key removed
+        '["a list"]',
+        42,
+        b"\xff\x00",
+    ],
+)
+def test_a_cached_analysis_that_no_longer_validates_is_a_miss_and_is_overwritten(tmp_path, caplog, payload):
+    sha = "a" * 40
+    with Store(tmp_path) as store:
+        store.put_analysis("o/r", sha, _analysis())
+        store.put_analysis("o/r", "b" * 40, _analysis())
+    _corrupt(tmp_path, "analyses", "analysis", payload, f"sha = '{sha}'")
+    with Store(tmp_path) as store:
+        assert set(store.get_analyses("o/r", [sha, "b" * 40], "heuristic/1/zh")) == {"b" * 40}
+        assert "1 cached analyses of o/r are unreadable" in caplog.text
+        store.put_analysis("o/r", sha, _analysis())
+        assert store.get_analyses("o/r", [sha], "heuristic/1/zh") == {sha: _analysis()}
+
+
+@pytest.mark.parametrize("payload", ["[{", '[{"text": "x"}]', '{"text": "x", "shas": []}', "7", 7])
+def test_cached_highlights_that_no_longer_validate_are_a_miss(tmp_path, caplog, payload):
+    day = date(2026, 2, 9)
+    with Store(tmp_path) as store:
+        store.put_highlights("o/r", day, "k", [Highlight(text="要点", shas=["a" * 7])])
+    _corrupt(tmp_path, "highlights", "highlights", payload)
+    with Store(tmp_path) as store:
+        assert store.get_highlights("o/r", day, "k") is None
+        assert "highlights of o/r 2026-02-09 are unreadable" in caplog.text
+        store.put_highlights("o/r", day, "k", [Highlight(text="新", shas=[])])
+        assert store.get_highlights("o/r", day, "k") == [Highlight(text="新", shas=[])]
+
+
+@pytest.mark.parametrize("content", [b"\x00garbage" * 512, b"SQLite format 3\x00" + b"\xff" * 200])
+def test_a_store_file_that_is_not_a_database_is_a_store_error_naming_it(tmp_path, content):
+    (tmp_path / DB_FILE_NAME).write_bytes(content)
+    with pytest.raises(StoreError, match=rf"{DB_FILE_NAME}: .*not a database"):
+        Store(tmp_path)

@@ -7,14 +7,15 @@ came from, because a config error is a user's to fix.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from repodaily.analyzers.heuristic import load_conventions
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
@@ -23,6 +24,17 @@ from repodaily.tables import describe, merge, read_toml
 
 ENV_PREFIX = "REPODAILY__"
 CONFIG_FILE_NAME = "repodaily.toml"
+_REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
+
+
+def _no_nul(value: str) -> str:
+    # TOML can spell a NUL ("\u0000"); no file system takes one, so refuse it here, not at the first write.
+    if "\x00" in value:
+        raise ValueError("a path cannot contain a NUL character")
+    return value
+
+
+_PathText = Annotated[str, AfterValidator(_no_nul)]
 
 
 class _Section(BaseModel):
@@ -30,7 +42,7 @@ class _Section(BaseModel):
 
 
 class RepoConfig(_Section):
-    name: str | None = Field(default=None, pattern=r"^[^/\s]+/[^/\s]+$")
+    name: str | None = None
     url: str | None = None
     path: str | None = None
     branch: str | None = None
@@ -45,6 +57,13 @@ class RepoConfig(_Section):
             "a TOML file path (relative to the working directory) or an inline table; extends the heuristic rules."
         ),
     )
+
+    @field_validator("name")
+    @classmethod
+    def _owner_slash_repo(cls, value: str | None) -> str | None:
+        if value is not None and not _REPO_NAME_RE.fullmatch(value):
+            raise ValueError(f"{value!r} is not OWNER/REPO")
+        return value
 
     @field_validator("conventions")
     @classmethod
@@ -69,8 +88,8 @@ class RepoConfig(_Section):
 
 
 class OutputConfig(_Section):
-    dir: str = "reports"
-    path: str = "{year}/{repo}/{date}.md"
+    dir: _PathText = Field(default="reports", min_length=1)
+    path: _PathText = "{year}/{repo}/{date}.md"
     formats: list[Literal["md", "json"]] = Field(default_factory=lambda: ["md"], min_length=1)
 
     @field_validator("path")
@@ -78,9 +97,11 @@ class OutputConfig(_Section):
     def _known_fields(cls, value: str) -> str:
         fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
         try:
-            value.format(**fields)
+            filled = value.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(f"unknown or malformed field in path template: {exc}") from None
+        if not Path(filled).name:
+            raise ValueError("the path template must end in a file name")
         return value
 
 
@@ -103,8 +124,8 @@ class LLMConfig(_Section):
 class Config(_Section):
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
-    cache_dir: str = ""
-    templates_dir: str = ""
+    cache_dir: _PathText = ""
+    templates_dir: _PathText = ""
     analyzer: AnalyzerConfig = Field(default_factory=AnalyzerConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
@@ -173,11 +194,30 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
         if not key.startswith(ENV_PREFIX):
             continue
         parts = [p.lower() for p in key[len(ENV_PREFIX) :].split("__") if p]
+        if not parts:
+            raise ConfigError(f"environment variable {key} names no key; use {ENV_PREFIX}SECTION__KEY")
+        *sections, name = parts
         node = layer
-        for part in parts[:-1]:
+        for part in sections:
             node = node.setdefault(part, {})
-        node[parts[-1]] = _env_value(raw)
+            if not isinstance(node, dict):
+                break
+        if not isinstance(node, dict) or isinstance(node.get(name), dict):
+            # Two variables such as REPODAILY__CONTEXT=1 and REPODAILY__CONTEXT__BUDGET_TOKENS=2.
+            raise ConfigError(
+                f"environment variable {key} clashes with another {ENV_PREFIX}* variable: "
+                "a key cannot be both a value and a table"
+            )
+        node[name] = _env_value(raw)
     return layer
+
+
+def command_line_repo(**fields: Any) -> RepoConfig:
+    """The repository a command names by its arguments; a bad value is a ConfigError, like a bad file."""
+    try:
+        return RepoConfig(**fields)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, "command line")) from None
 
 
 def find_config_file(explicit: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path | None:

@@ -49,6 +49,7 @@ def _report_commit(commit: Commit, analysis: Analysis, web_url: str | None) -> R
         pr_url=f"{web_url}/pull/{pr}" if web_url and pr else None,
         encoding_issues=commit.encoding_issues,
         missing_files=[f.path for f in commit.files if f.content_missing],
+        date_issues=commit.date_issues,
         analysis=analysis,
     )
 

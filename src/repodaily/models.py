@@ -80,6 +80,10 @@ class Commit(_Model):
         default_factory=list,
         description="Fields whose bytes were not UTF-8 and were decoded with U+FFFD replacements.",
     )
+    date_issues: list[str] = Field(
+        default_factory=list,
+        description="Header dates no clock shows (an offset of +9999, a year past 9999) and how they were read.",
+    )
 
     @property
     def short_sha(self) -> str:
@@ -279,6 +283,7 @@ class ReportCommit(_Model):
         default_factory=list,
         description="Files whose content the repository lacks (missing objects): their diff could not be read.",
     )
+    date_issues: list[str] = Field(default_factory=list)
     analysis: Analysis
 
 

@@ -15,6 +15,8 @@ from repodaily.errors import ConfigError
 
 #: The longest backfill one invocation accepts; longer ones are almost always typos.
 MAX_DAYS = 3660
+#: git stores commit times as seconds since 1970; no day before holds a commit.
+EARLIEST_DAY = date(1970, 1, 1)
 
 
 @dataclass(frozen=True)
@@ -54,14 +56,15 @@ def resolve_days(
     refused: they have no commits yet, and a report of them would look like a
     quiet day. Today itself is allowed (a partial day, on purpose).
     """
-    if day and (since or until):
+    # An empty value is a value: ``--date ''`` (an unset shell variable) must not mean yesterday.
+    if day is not None and (since is not None or until is not None):
         raise ConfigError("give either --date or --since/--until, not both")
     today = today_in(tz, now)
-    if day:
+    if day is not None:
         first = last = _parse_day(day, "--date")
-    elif since or until:
-        first = _parse_day(since, "--since") if since else None
-        last = _parse_day(until, "--until") if until else today - timedelta(days=1)
+    elif since is not None or until is not None:
+        first = _parse_day(since, "--since") if since is not None else None
+        last = _parse_day(until, "--until") if until is not None else today - timedelta(days=1)
         if first is None:
             raise ConfigError("--until needs --since")
     else:
@@ -70,6 +73,8 @@ def resolve_days(
         raise ConfigError(f"{last.isoformat()} is in the future (today is {today.isoformat()} in {tz.key})")
     if first > last:
         raise ConfigError(f"--since {first.isoformat()} is after --until {last.isoformat()}")
+    if first < EARLIEST_DAY:
+        raise ConfigError(f"{first.isoformat()} is before 1970: git has no commits that old")
     count = (last - first).days + 1
     if count > MAX_DAYS:
         raise ConfigError(f"{count} days requested; at most {MAX_DAYS} in one run")

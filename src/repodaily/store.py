@@ -3,11 +3,16 @@
 Analyses are keyed by (repo, sha, analyzer fingerprint) and written the moment
 each completes, so a killed run resumes where it stopped and a rerun of the same
 day does no analyzer work. Only the pipeline talks to the store; analyzers never do.
+
+A cached row that no longer reads as what it holds (edited by hand, written by a
+release whose models differed, cut short by a full disk) is a cache miss: the
+work is done again and the row overwritten. A cache must never stop a report.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -21,6 +26,11 @@ from repodaily.models import Analysis, Highlight
 
 DB_FILE_NAME = "repodaily.db"
 _SQLITE_MAX_VARIABLES = 900
+# What reading a bad row raises: pydantic's ValidationError and json's JSONDecodeError are
+# ValueErrors; a value of the wrong SQLite type (a number, NULL) gives a TypeError.
+_BAD_ROW = (ValueError, TypeError)
+
+log = logging.getLogger(__name__)
 
 
 @contextmanager
@@ -29,6 +39,10 @@ def _store_errors(path: Path) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: store error: {exc}") from exc
+
+
+def _first_line(error: Exception) -> str:
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _now() -> str:
@@ -67,6 +81,7 @@ class Store:
         """The cached analyses among ``shas``; absent ones are simply missing from the result."""
         wanted = list(dict.fromkeys(shas))
         found: dict[str, Analysis] = {}
+        unreadable: dict[str, Exception] = {}
         with _store_errors(self.path):
             for offset in range(0, len(wanted), _SQLITE_MAX_VARIABLES):
                 chunk = wanted[offset : offset + _SQLITE_MAX_VARIABLES]
@@ -76,7 +91,19 @@ class Store:
                     (repo, fingerprint, *chunk),
                 )
                 for sha, payload in rows:
-                    found[sha] = Analysis.model_validate_json(payload)
+                    try:
+                        found[sha] = Analysis.model_validate_json(payload)
+                    except _BAD_ROW as exc:
+                        unreadable[sha] = exc
+        if unreadable:
+            sha, exc = next(iter(unreadable.items()))
+            log.warning(
+                "%d cached analyses of %s are unreadable and are done again (%s: %s)",
+                len(unreadable),
+                repo,
+                sha[:7],
+                _first_line(exc),
+            )
         return found
 
     def put_analysis(self, repo: str, sha: str, analysis: Analysis) -> None:
@@ -99,7 +126,13 @@ class Store:
             row = self._db.execute(
                 "SELECT highlights FROM highlights WHERE repo = ? AND day = ? AND key = ?", (repo, day.isoformat(), key)
             ).fetchone()
-        return [Highlight.model_validate(h) for h in json.loads(row[0])] if row else None
+        if row is None:
+            return None
+        try:
+            return [Highlight.model_validate(h) for h in json.loads(row[0])]
+        except _BAD_ROW as exc:
+            log.warning("cached highlights of %s %s are unreadable, written again: %s", repo, day, _first_line(exc))
+            return None
 
     def put_highlights(self, repo: str, day: date, key: str, highlights: list[Highlight]) -> None:
         with _store_errors(self.path), self._db:

@@ -29,6 +29,8 @@ def read_toml(path: Path, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: file not found") from None
     except OSError as exc:
         raise ConfigError(f"{source}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
 

@@ -95,19 +95,29 @@ class RepoBuilder:
         self, message: str | bytes, author: str | bytes, email: str, committer: str, when: datetime, authored: datetime
     ) -> str:
         """Write the commit object by hand: ``git commit`` would transcode non-UTF-8 bytes as Latin-1."""
-        self.git("add", "-A")
-        tree = self.git("write-tree")
-        parent = self.git("rev-parse", "HEAD") if self._has_head() else ""
 
         def ident(name: str | bytes, mail: str, moment: datetime) -> bytes:
             raw_name = name if isinstance(name, bytes) else name.encode("utf-8")
             return raw_name + f" <{mail}> {int(moment.timestamp())} {moment.strftime('%z')}".encode()
 
+        return self.write_commit(
+            ident(author, email, authored),
+            ident(committer, "noreply@example.invalid", when),
+            message if isinstance(message, bytes) else message.encode("utf-8"),
+        )
+
+    def write_commit(self, author: bytes, committer: bytes, message: bytes) -> str:
+        """Commit the index with ``author`` and ``committer`` lines exactly as given, and move HEAD to it.
+
+        ``--literally`` skips git's own checks, so an ident git would refuse to write
+        (an offset of ``+9999``, a missing ``>``) gets into history as other tools
+        and old gits have put it there.
+        """
+        tree = self.git("write-tree")
+        parent = self.git("rev-parse", "HEAD") if self._has_head() else ""
         raw = f"tree {tree}\n".encode() + (f"parent {parent}\n".encode() if parent else b"")
-        raw += b"author " + ident(author, email, authored) + b"\n"
-        raw += b"committer " + ident(committer, "noreply@example.invalid", when) + b"\n\n"
-        raw += message if isinstance(message, bytes) else message.encode("utf-8")
-        sha = self.git("hash-object", "-t", "commit", "-w", "--stdin", input=raw)
+        raw += b"author " + author + b"\n" + b"committer " + committer + b"\n\n" + message
+        sha = self.git("hash-object", "-t", "commit", "--literally", "-w", "--stdin", input=raw)
         self.git("update-ref", "HEAD", sha)
         return sha
 

@@ -4,8 +4,10 @@ Users may replace any packaged template by putting a file of the same name in
 their templates directory, or extend one with
 ``{% extends "default:report.md.j2" %}``; the loader chain below makes both
 work. Undefined names fail loudly (a typo in a template must not become an
-empty section), and every template error surfaces as :class:`RenderError`
-naming the template and line.
+empty section), and every error raised while loading or rendering a template
+(a Jinja error, or Python's own from a user's template: ``{{ 1/0 }}``, a filter
+given the wrong type, a template that includes itself) surfaces as
+:class:`RenderError` naming the template and line.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from jinja2 import (
 )
 from jinja2.runtime import Context
 
-from repodaily.errors import RenderError
+from repodaily.errors import RenderError, RepodailyError
 from repodaily.render import text
 from repodaily.render.anchors import commit_anchor
 from repodaily.render.labels import counted
@@ -86,12 +88,23 @@ def _local_time(context: Context, moment: datetime) -> str:
     return moment.astimezone(ZoneInfo(context["report"].timezone)).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def template_error(error: TemplateError) -> RenderError:
-    """A :class:`RenderError` that says which template and line failed, and why."""
+def template_error(error: Exception, template: str) -> RenderError:
+    """A :class:`RenderError` that says which template and line failed, and why.
+
+    Jinja rewrites the traceback of any error raised while rendering so that its
+    frames name the template files and lines; the innermost one is where it failed.
+    An error before any template line ran (one that cannot be read) names ``template``.
+    """
     if isinstance(error, TemplateSyntaxError):
         name, line = error.filename or error.name, error.lineno
     else:
         frames = [frame for frame in traceback.extract_tb(error.__traceback__) if frame.filename.endswith(".j2")]
         name, line = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
-    where = f"{name}, line {line}" if name else "template"
-    return RenderError(f"{where}: {error.message or type(error).__name__}")
+    where = f"{name}, line {line}" if name else template
+    if isinstance(error, TemplateError):
+        reason = error.message or type(error).__name__
+    elif isinstance(error, RepodailyError):  # raised on purpose by one of our filters
+        reason = str(error)
+    else:
+        reason = f"{type(error).__name__}: {error}"
+    return RenderError(f"{where}: {reason}")

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from jinja2 import TemplateError
-
 from repodaily.errors import RenderError
 from repodaily.models import DailyReport, Importance, ReportCommit
 from repodaily.render.anchors import github_slug
@@ -60,8 +58,8 @@ def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -
             commit_index={commit.short_sha: commit for commit in report.commits},
             commit_title=commit_title,
         )
-    except TemplateError as error:
-        raise template_error(error) from error
+    except Exception as error:  # a user's template can raise anything Python can
+        raise template_error(error, REPORT_TEMPLATE) from error
 
 
 def render_json(report: DailyReport) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 
 from repodaily.models import Commit, FileChange, Trailer
 from repodaily.sources.git.patch import FileDraft, parse_files
@@ -13,6 +14,13 @@ from repodaily.sources.git.stream import HEADER_END, HEADER_START, LineReader, d
 
 _TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*)$")
 _GIT_TRAILER_KEYS = {"signed-off-by", "co-authored-by"}
+_RAW_DATE_RE = re.compile(rb"(\d+) ([+-]\d+)")
+# git stores 64-bit seconds; a datetime ends in 9999, and a moment must stay
+# showable in every timezone, so the last day of 9999 is out too.
+_LATEST_SECONDS = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -28,6 +36,7 @@ class _Header:
     committed_at: datetime
     message: str
     encoding_issues: list[str]
+    date_issues: list[str]
 
 
 @dataclass
@@ -63,17 +72,46 @@ def _parse_header(raw: bytes) -> _Header:
     start, end = len(HEADER_START), raw.find(HEADER_END)
     sha, parents, author, email, authored, committer, committed, message = raw[start:end].split(b"\x00", 7)
     issues: list[str] = []
-    return _Header(
+    date_issues: list[str] = []
+    header = _Header(
         sha=sha.decode("ascii"),
         parents=parents.decode("ascii").split(),
         author_name=decode(author, "author", issues),
         author_email=decode(email, "author", issues),
-        authored_at=datetime.fromisoformat(authored.decode("ascii")),
+        authored_at=_parse_date(authored, "author date", date_issues),
         committer_name=decode(committer, "committer", issues),
-        committed_at=datetime.fromisoformat(committed.decode("ascii")),
+        committed_at=_parse_date(committed, "committer date", date_issues),
         message=decode(message, "message", issues),
         encoding_issues=issues,
+        date_issues=date_issues,
     )
+    for issue in date_issues:
+        log.info("commit %s: %s", header.sha[:7], issue)
+    return header
+
+
+def _parse_date(raw: bytes, field_name: str, issues: list[str]) -> datetime:
+    """A ``--date=raw`` date (``<seconds> <±HHMM>``) as an aware datetime, whatever the header holds.
+
+    git keeps what a commit's writer put there. An offset that is no real one
+    (minutes past 59, a day or more: ``+9999``) keeps the exact instant and reads
+    as UTC. A date git cannot parse (a broken ident: a missing ``>``, no offset, a
+    negative number; git prints nothing for it) or one past 9999 reads as the Unix
+    epoch, where git itself puts dates it cannot use. Each oddity is described in
+    ``issues``; the commit is read all the same.
+    """
+    match = _RAW_DATE_RE.fullmatch(raw)
+    if match is None or int(match[1]) > _LATEST_SECONDS:
+        problem = "git cannot parse it" if match is None else f"timestamp {match[1].decode()} is out of range"
+        issues.append(f"{field_name}: {problem}; read as 1970-01-01 UTC")
+        return _EPOCH
+    seconds, signed = int(match[1]), int(match[2])
+    hours, minutes = divmod(abs(signed), 100)
+    offset = timedelta(hours=hours, minutes=minutes)
+    if minutes >= 60 or offset >= timedelta(days=1):
+        issues.append(f"{field_name}: offset {match[2].decode()} is not a UTC offset; read as UTC")
+        return datetime.fromtimestamp(seconds, UTC)
+    return datetime.fromtimestamp(seconds, timezone(-offset if signed < 0 else offset))
 
 
 def _build_commit(header: _Header, files: list[FileChange], issues: list[str]) -> Commit:
@@ -91,6 +129,7 @@ def _build_commit(header: _Header, files: list[FileChange], issues: list[str]) -
         trailers=_trailers(header.message),
         files=files,
         encoding_issues=issues,
+        date_issues=header.date_issues,
     )
 
 

@@ -96,8 +96,9 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
     args = ["log", "--first-parent", "--no-show-signature", "--format=%H %ct", ref, "--"]
     with GitProcess(args, git_dir=git_dir) as git:
         for line in git.stdout:
-            sha, _, stamp = line.decode("ascii").partition(" ")
-            committed = int(stamp)
+            sha, _, stamp = line.decode("ascii", "replace").strip().partition(" ")
+            # git prints no %ct for a committer line it cannot parse, and dates it at the epoch.
+            committed = int(stamp) if stamp.isdigit() else 0
             if first <= committed <= last:
                 listed.append((sha, committed))
             old_run = old_run + 1 if committed < stop_before else 0

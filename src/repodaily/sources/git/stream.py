@@ -4,6 +4,9 @@ The stream is parsed as bytes, line by line, so a 100 MB generated diff costs at
 most ``max_patch_bytes`` of memory per file while its ``+``/``-`` counts stay exact.
 Every field is decoded from bytes; text that is not UTF-8 is decoded with U+FFFD
 replacements and named in ``Commit.encoding_issues`` instead of failing the run.
+Dates are asked for raw (seconds and offset as the header stores them), not as
+ISO text, because git prints whatever offset a commit carries (``+99:99``) and
+years past 9999; ``commits`` decides how to read those.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import IO
 
 HEADER_START = b"\x00\x01commit\x00"
 HEADER_END = b"\x00\x01end"
-_FORMAT = "%x00%x01commit%x00%H%x00%P%x00%an%x00%ae%x00%aI%x00%cn%x00%cI%x00%B%x00%x01end"
+_FORMAT = "%x00%x01commit%x00%H%x00%P%x00%an%x00%ae%x00%ad%x00%cn%x00%cd%x00%B%x00%x01end"
 # Diff options shared by the stream and by the missing-blob fallback, so both read alike.
 DIFF_OPTIONS = [
     "-M",
@@ -32,6 +35,7 @@ PATCH_LOG = [
     "--diff-merges=first-parent",
     "--encoding=UTF-8",
     "--no-show-signature",
+    "--date=raw",
     f"--format={_FORMAT}",
     *DIFF_OPTIONS,
 ]
