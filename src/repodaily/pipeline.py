@@ -66,7 +66,8 @@ class RepoOutcome:
     repo: str
     reports: list[DailyReport] = field(default_factory=list)
     files: list[ReportFile] = field(default_factory=list)
-    error: RepodailyError | None = None
+    #: Why the repository failed: one of our errors, or anything else raised while it was processed.
+    error: Exception | None = None
 
 
 @dataclass
@@ -348,7 +349,9 @@ class Pipeline:
                         report.stats.degraded,
                         [str(f.path) for f in files],
                     )
-            except RepodailyError as exc:
+            except Exception as exc:  # whatever one repository raises, the others are still written
+                if not isinstance(exc, RepodailyError):
+                    log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
                 outcome.error = exc
             summary.outcomes.append(outcome)
         self.store.finish_run(
