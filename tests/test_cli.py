@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -272,6 +273,54 @@ path = "{tmp_path / "quiet"}"
     assert reports == [("demo-org/inferno", "2026-03-02", 16), ("demo-org/quiet", "2026-03-02", 0)]
 
 
+def test_run_writes_the_other_repos_when_one_fails_in_any_way(demo_repo, tmp_path, monkeypatch):
+    """A render error, a write error and an exception nobody foresaw, one per repository, in one run."""
+    import repodaily.pipeline
+
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "report.md.j2").write_text(
+        '{% if report.repo == "demo-org/render-fails" %}{{ 1/0 }}{% endif %}{% include "default:report.md.j2" %}',
+        encoding="utf-8",
+    )
+    names = ["demo-org/first", "demo-org/render-fails", "demo-org/write-fails", "demo-org/crashes", "demo-org/last"]
+    repos = "".join(f'[[repos]]\nname = "{name}"\npath = "{demo_repo}"\n' for name in names)
+    (tmp_path / "repodaily.toml").write_text(
+        f'templates_dir = "{tmp_path / "templates"}"\n[output]\ndir = "{tmp_path / "out"}"\n'
+        f'formats = ["md", "json"]\n{repos}',
+        encoding="utf-8",
+    )
+    (tmp_path / "out" / "2026" / "demo-org").mkdir(parents=True)
+    (tmp_path / "out" / "2026" / "demo-org" / "write-fails").write_text("a file where a directory must go")
+    build_report = repodaily.pipeline.build_report
+
+    def crashes_for_one(**kwargs):
+        if kwargs["repo"] == "demo-org/crashes":
+            raise KeyError("a bug in one repository's processing")
+        return build_report(**kwargs)
+
+    monkeypatch.setattr(repodaily.pipeline, "build_report", crashes_for_one)
+
+    code, out, err = _invoke("run", *_DAY)
+
+    assert code == 1
+    assert err.splitlines() == [
+        f"repodaily: error: demo-org/render-fails: {tmp_path / 'templates' / 'report.md.j2'}, line 1: "
+        "ZeroDivisionError: division by zero",
+        f"repodaily: error: demo-org/write-fails: cannot write {tmp_path / 'out/2026/demo-org/write-fails'}"
+        "/2026-03-02.md: File exists",
+        'repodaily: error: demo-org/crashes: unexpected KeyError: "a bug in one repository\'s processing" '
+        "(rerun with -vv for the traceback)",
+    ]
+    written = sorted(Path(p).relative_to(tmp_path / "out").as_posix() for p in out.split())
+    assert written == [
+        f"2026/{name}/2026-03-02.{fmt}" for name in ("demo-org/first", "demo-org/last") for fmt in ("json", "md")
+    ]
+    _check_written(tmp_path / "out")
+    with sqlite3.connect(tmp_path / "xdg-cache" / "repodaily" / "repodaily.db") as db:
+        (summary,) = db.execute("SELECT summary FROM runs WHERE finished_at IS NOT NULL").fetchone()
+    assert json.loads(summary)["failed_repos"] == names[1:4]
+
+
 def _check_written(out_dir: Path) -> None:
     """Every Markdown file written passes the structural check against its JSON twin."""
     from repodaily.models import DailyReport
@@ -344,38 +393,219 @@ def test_url_is_mirrored_and_named_from_its_path(demo_repo, tmp_path):
 # --------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [
-        (["report", "/no/such/repo", "--name", "o/r", "--date", "2026-03-02"], "/no/such/repo"),
-        (["report", "file:///no/such/remote.git", "--name", "o/r", "--date", "2026-03-02"], "remote.git"),
-        (["report", "{demo}", "--name", "o/r", "--date", "2999-01-01"], "in the future"),
-        (["report", "{demo}", "--name", "o/r", "--since", "2026-03-05", "--until", "2026-03-01"], "is after --until"),
-        (["report", "{demo}", "--name", "o/r", "--date", "2026-02-30"], "is not a date"),
-        (["report", "{demo}", "--name", "o/r", "--date", "2026-03-02", "--config", "{broken}"], "not valid TOML"),
-        (["report", "{demo}", "--name", "o/r", "--date", "2026-03-02", "--config", "{badcache}"], "not usable"),
-        (["report", "{demo}", "--name", "o/r", "--branch", "nope", "--date", "2026-03-02"], "nope"),
-        (["report", "{demo}", "--name", "o/r", "--analyzer", "nope", "--date", "2026-03-02"], "unknown analyzer"),
-        (["run", "--date", "2026-03-02"], "no repositories configured"),
-    ],
-)
-def test_bad_input_gives_one_clear_line_exit_2_and_no_file(demo_repo, tmp_path, args, fragment):
+def _run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The real command in a process of its own: what a user sees, tracebacks included."""
+    return subprocess.run(
+        [sys.executable, "-m", "repodaily", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def _assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, fragment: str) -> str:
+    assert "Traceback" not in result.stderr
+    assert result.returncode == code, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("repodaily: error: "), result.stderr
+    assert fragment in lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def bad_inputs(tmp_path: Path) -> Path:
+    """Files the bad-input cases name, under ``tmp_path``."""
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
+    (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
-    values = {
-        "demo": str(demo_repo),
-        "broken": str(tmp_path / "broken.toml"),
-        "badcache": str(tmp_path / "badcache.toml"),
+    (tmp_path / "garbage-cache").mkdir()
+    (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
+    (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
+    for name, source in _RAISING_TEMPLATES.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "report.md.j2").write_text(source, encoding="utf-8")
+        (tmp_path / f"{name}.toml").write_text(f'templates_dir = "{tmp_path / name}"\n', encoding="utf-8")
+    return tmp_path
+
+
+_RAISING_TEMPLATES = {
+    "tpl-zero": "# {{ report.repo }}\n{{ 1/0 }}\n",
+    "tpl-self": '{% include "report.md.j2" %}\n',
+    "tpl-filter": "{{ report.repo|number }}\n",
+    "tpl-undefined": "{{ nope }}\n",
+}
+_REPORT = ["report", "{demo}", "--name", "o/r", "--output", "{out}"]
+_DAY = ["--date", "2026-03-02"]
+_BAD_INPUTS = [
+    # (id, arguments, environment, exit code, fragment of the one line)
+    ("empty-location", ["report", "", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "PATH_OR_URL is empty"),
+    ("no-such-path", ["report", "/no/such/repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "/no/such/repo"),
+    ("no-such-remote", ["report", "file:///no/such/remote.git", "--output", "{out}", *_DAY], {}, 2, "remote.git"),
+    ("future", [*_REPORT, "--date", "2999-01-01"], {}, 2, "in the future"),
+    ("inverted", [*_REPORT, "--since", "2026-03-05", "--until", "2026-03-01"], {}, 2, "is after --until"),
+    ("no-such-day", [*_REPORT, "--date", "2026-02-30"], {}, 2, "is not a date"),
+    ("empty-date", [*_REPORT, "--date", ""], {}, 2, "--date '' is not a date"),
+    ("empty-since", [*_REPORT, "--since", ""], {}, 2, "--since '' is not a date"),
+    ("year-1", [*_REPORT, "--date", "0001-01-01"], {}, 2, "before 1970"),
+    ("empty-timezone", [*_REPORT, *_DAY, "--timezone", ""], {}, 2, "unknown IANA timezone ''"),
+    ("name-without-slash", ["report", "{demo}", "--name", "noslash", "--output", "{out}", *_DAY], {}, 2, "OWNER/REPO"),
+    ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),
+    ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),
+    ("broken-toml", [*_REPORT, *_DAY, "--config", "{tmp}/broken.toml"], {}, 2, "not valid TOML"),
+    ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
+    ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
+    ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),
+    ("env-names-no-key", [*_REPORT, *_DAY], {"REPODAILY__": "x"}, 2, "names no key"),
+    ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2, "not usable"),
+    ("store-not-a-db", [*_REPORT, *_DAY, "--config", "{tmp}/garbage-db.toml"], {}, 2,
+     "repodaily.db: cannot open the store: file is not a database"),
+    ("no-repos", ["run", *_DAY, "--output", "{out}"], {}, 2, "no repositories configured"),
+    # click's own usage errors, one line too
+    ("lang-xx", [*_REPORT, *_DAY, "--lang", "xx"], {}, 2, "'xx' is not one of 'zh', 'en'"),
+    ("format-xml", [*_REPORT, *_DAY, "--format", "xml"], {}, 2, "'xml' is not one of"),
+    ("output-is-a-file", ["report", "{demo}", "--name", "o/r", *_DAY, "--output", "{tmp}/blocker"], {}, 2, "is a file"),
+    ("unknown-option", [*_REPORT, *_DAY, "--bogus"], {}, 2, "No such option"),
+    ("missing-argument", ["report"], {}, 2, "Missing argument 'PATH_OR_URL'"),
+    ("unknown-command", ["reprot"], {}, 2, "No such command"),
+    ("run-lang-xx", ["run", "--lang", "xx"], {}, 2, "'xx' is not one of"),
+    ("two-formats-on-stdout", ["report", "{demo}", "--name", "o/r", *_DAY, "--format", "md", "--format", "json"], {}, 2,
+     "stdout takes one --format"),
+    # a user's template that raises
+    ("template-divides-by-zero", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-zero.toml"], {}, 3,
+     "report.md.j2, line 2: ZeroDivisionError"),
+    ("template-includes-itself", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-self.toml"], {}, 3, "RecursionError"),
+    ("template-filter-raises", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-filter.toml"], {}, 3, "ValueError"),
+    ("template-undefined", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-undefined.toml"], {}, 3, "'nope' is undefined"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "code", "fragment"), [pytest.param(*case[1:], id=case[0]) for case in _BAD_INPUTS]
+)
+def test_bad_input_is_one_line_with_its_exit_code_and_no_report(demo_repo, bad_inputs, args, env, code, fragment):
+    values = {"demo": str(demo_repo), "out": str(bad_inputs / "out"), "tmp": str(bad_inputs)}
+    result = _run_cli(
+        *(a.format(**values) for a in args), env={key: value.format(**values) for key, value in env.items()}
+    )
+    _assert_one_error_line(result, code, fragment)
+    assert result.stdout == ""
+    assert not (bad_inputs / "out").exists()
+
+
+def test_commits_with_dates_no_clock_shows_are_reported_end_to_end(tmp_path):
+    """Headers written with ``hash-object --literally``, as other tools have: the day is still reported."""
+    builder = RepoBuilder(tmp_path / "odd")
+    builder.commit("Initial import", when=datetime(2026, 3, 1, tzinfo=SHANGHAI))
+    noon = int(datetime(2026, 3, 2, 12, tzinfo=SHANGHAI).timestamp())
+    headers = {
+        "Offset +9999": (f"{noon} +9999", f"{noon} +9999"),
+        "Offset -0000": (f"{noon + 1} -0000", f"{noon + 1} -0000"),
+        "Author in the year 3170843": ("99999999999999 +0000", f"{noon + 2} +0800"),
+        "Author before 1970": ("-100 +0000", f"{noon + 3} +0800"),
+        "Author ident without its '>'": (f"{noon} +0800", f"{noon + 4} +0800"),
     }
-    out_dir = tmp_path / "out"
-    argv = [a.format(**values) for a in args] + ["--output", str(out_dir)]
-    code, out, err = _invoke(*argv)
-    assert code == 2, (out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("repodaily: error: ")
-    assert fragment in lines[0]
-    assert not out_dir.exists() or not any(out_dir.rglob("*.*"))
+    for subject, (authored, committed) in headers.items():
+        close = "" if "without" in subject else ">"
+        builder.write("f.txt", subject)
+        builder.git("add", "-A")
+        builder.write_commit(f"A <a@x{close} {authored}".encode(), f"C <c@x> {committed}".encode(), subject.encode())
+
+    result = _run_cli("report", str(builder.path), "--name", "o/odd", "--date", "2026-03-02", "--format", "json")
+
+    assert (result.returncode, result.stderr) == (0, "")
+    commits = json.loads(result.stdout)["commits"]
+    assert [c["subject"] for c in commits] == list(reversed(headers))
+    assert commits[-1]["committed_at"] == "2026-03-02T04:00:00Z"
+    assert all(c["date_issues"] for c in commits if "-0000" not in c["subject"])
+    markdown = _run_cli("report", str(builder.path), "--name", "o/odd", "--date", "2026-03-02", "--lang", "en")
+    assert (markdown.returncode, markdown.stderr) == (0, "")
+    assert "| 2026-03-02 12:00:00 | A | Offset +9999 |" in markdown.stdout
+
+
+def test_a_cached_analysis_corrupted_by_hand_is_analysed_again_not_fatal(demo_repo, tmp_path):
+    args = ["report", str(demo_repo), "--name", "demo-org/inferno", *_DAY, "--format", "json"]
+    first = _run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    with sqlite3.connect(tmp_path / "xdg-cache" / "repodaily" / "repodaily.db") as db:
+        shas = [sha for (sha,) in db.execute("SELECT sha FROM analyses ORDER BY sha LIMIT 3")]
+        db.execute("UPDATE analyses SET analysis = '{not json' WHERE sha = ?", (shas[0],))
+        db.execute(
+            "UPDATE analyses SET analysis = json_set(analysis, '$.importance', 'vital') WHERE sha = ?", shas[1:2]
+        )
+        db.execute("UPDATE analyses SET analysis = json_remove(analysis, '$.one_line') WHERE sha = ?", shas[2:])
+
+    second = _run_cli(*args)
+
+    assert second.returncode == 0 and "Traceback" not in second.stderr
+    (warning,) = second.stderr.splitlines()
+    assert warning.startswith("repodaily: WARNING: 3 cached analyses of demo-org/inferno are unreadable")
+    assert json.loads(second.stdout)["run"]["cached"] == len(DEMO_SUBJECTS) - 3
+    assert json.loads(first.stdout)["commits"] == json.loads(second.stdout)["commits"]
+    third = _run_cli(*args)
+    assert (third.returncode, third.stderr) == (0, "")
+    assert json.loads(third.stdout)["run"]["cached"] == len(DEMO_SUBJECTS)
+
+
+# Runs the real command with one pipeline step replaced, to reach what no input can: an
+# interrupt at a known moment, an exception nobody foresaw.
+_DRIVER = """
+import os, signal, sys
+import repodaily.pipeline
+from repodaily.cli import main
+
+def collect_commits(*args, **kwargs):
+    {action}
+    return []
+
+repodaily.pipeline.collect_commits = collect_commits
+main()
+"""
+
+
+def _run_driver(action: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _DRIVER.format(action=action), *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_ctrl_c_is_one_line_and_exit_130(demo_repo):
+    result = _run_driver("os.kill(os.getpid(), signal.SIGINT)", "report", str(demo_repo), "--name", "o/r", *_DAY)
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 130
+    assert [line for line in result.stderr.splitlines() if line] == ["repodaily: error: interrupted"]
+
+
+def test_an_unexpected_exception_is_one_line_exit_3_and_its_traceback_goes_to_the_log_with_vv(demo_repo):
+    args = ("report", str(demo_repo), "--name", "o/r", *_DAY)
+    result = _run_driver("raise RuntimeError('no one saw this coming')", *args)
+    line = _assert_one_error_line(result, 3, "unexpected RuntimeError: no one saw this coming")
+    assert line.endswith("(rerun with -vv for the traceback)")
+    verbose = _run_driver("raise RuntimeError('no one saw this coming')", "-vv", *args)
+    assert verbose.returncode == 3
+    assert "Traceback" in verbose.stderr and "no one saw this coming" in verbose.stderr
+    assert verbose.stderr.splitlines()[-1] == line
+
+
+def test_a_closed_stdout_ends_quietly_with_exit_141(demo_repo):
+    process = subprocess.Popen(
+        [sys.executable, "-m", "repodaily", "report", str(demo_repo), "--name", "o/r", *_DAY, "--format", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # the reader is gone before the report is written, as `| head -0` would be
+    stderr = process.stderr.read()
+    assert (process.wait(timeout=120), stderr) == (141, b"")
+
+
+def test_help_is_still_click_help():
+    for args in (["--help"], ["report", "--help"]):
+        result = _run_cli(*args)
+        assert result.returncode == 0 and result.stdout.startswith("Usage: ")
+    bare = _run_cli()
+    assert bare.returncode == 2 and "Usage: " in bare.stderr and "Commands:" in bare.stderr
 
 
 @pytest.mark.parametrize("command", [[], ["report"], ["run"], ["demo"]])

@@ -7,7 +7,11 @@ outcomes into exit codes:
   1  written, but degraded: some analyses fell back, some commits' file contents are missing
      from the repository, or some repositories failed
   2  usage or input error: bad option, date, config, repository or cache directory
-  3  a report could not be rendered or delivered
+  3  a report could not be rendered or delivered, or an unexpected internal error
+  130  interrupted (Ctrl-C)
+  141  stdout was closed before the report was written (``| head``)
+
+Every error is one line on stderr, click's own usage errors included.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repodaily import __version__
-from repodaily.config import Config, RepoConfig, find_config_file, load_config
+from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
@@ -39,6 +43,7 @@ from repodaily.sources.git import is_url
 from repodaily.store import Store
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
 _INPUT_ERRORS = (ConfigError, SourceError, StoreError)
 
 log = logging.getLogger("repodaily")
@@ -46,9 +51,22 @@ _stderr = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _error(message: str) -> None:
+    """One line on stderr whatever the message holds: scripts and log scrapers read it line by line."""
+    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
+    click.echo(f"repodaily: error: {line}", err=True)
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo(f"repodaily: error: {message}", err=True)
+    _error(message)
     sys.exit(code)
+
+
+def _describe(error: Exception) -> str:
+    """Our errors speak for themselves; anything else is named, since its message may not say much."""
+    if isinstance(error, RepodailyError):
+        return str(error)
+    return f"unexpected {type(error).__name__}: {error} (rerun with -vv for the traceback)"
 
 
 def _exits_cleanly(command: F) -> F:
@@ -64,6 +82,51 @@ def _exits_cleanly(command: F) -> F:
             _fail(str(exc), EXIT_FAILED)
 
     return wrapper  # type: ignore[return-value]
+
+
+# click >= 8.2 raises "show the help" for a bare `repodaily` as a usage error; it stays the help.
+_SHOW_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+
+
+class _Repodaily(click.Group):
+    """The top-level group: every way a command ends is one line on stderr and a documented exit code.
+
+    In standalone mode click prints a usage block for a bad option, "Aborted!" with
+    exit 1 for Ctrl-C, exits 1 on a closed stdout, and lets any other exception out
+    as a traceback. Exit code 1 means "degraded" here, so the group runs click
+    without its standalone handling and maps each outcome itself.
+    """
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except _SHOW_HELP as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            context = getattr(exc, "ctx", None)
+            hint = f" (see '{context.command_path} --help')" if context is not None else ""
+            _fail(exc.format_message() + hint, EXIT_USAGE)
+        except click.Abort:  # click's form of KeyboardInterrupt
+            _fail("interrupted", EXIT_INTERRUPTED)
+        except Exception as exc:
+            # A last resort: every failure we foresee is one of our errors, with its own code.
+            log.debug("unexpected error", exc_info=exc)
+            _fail(_describe(exc), EXIT_FAILED)
+        # Commands exit themselves; what returns here is --help, --version or a command with nothing to report.
+        sys.exit(code if isinstance(code, int) else EXIT_OK)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # Here rather than in main(): click turns a broken pipe into exit 1 before main() sees it.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # The reader of stdout went away (`| head -1`): nobody is left to tell, and the
+            # interpreter must not fail again flushing what is still buffered for it.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(EXIT_BROKEN_PIPE)
 
 
 class _BarProgress:
@@ -115,7 +178,7 @@ def _report_options(command: F) -> F:
             "formats",
             type=click.Choice(["md", "json"]),
             multiple=True,
-            help="Output format; repeat for both (default from config: md).",
+            help="Output format; repeat for both with --output (default from config: md; stdout takes one).",
         ),
         click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
         click.option("--dry-run", is_flag=True, help="Print what would be written instead of writing it."),
@@ -129,15 +192,16 @@ def _report_options(command: F) -> F:
 
 
 def _load(config_path: str | None, **flags: Any) -> Config:
+    # ``is not None``: an empty value (``--timezone "$UNSET"``) is refused by validation, not ignored.
     overrides: dict[str, Any] = {}
-    if flags.get("lang"):
+    if flags.get("lang") is not None:
         overrides["language"] = flags["lang"]
-    if flags.get("tz"):
+    if flags.get("tz") is not None:
         overrides["timezone"] = flags["tz"]
-    if flags.get("analyzer"):
+    if flags.get("analyzer") is not None:
         overrides["analyzer"] = {"name": flags["analyzer"]}
     output: dict[str, Any] = {}
-    if flags.get("output"):
+    if flags.get("output") is not None:
         output["dir"] = flags["output"]
     if flags.get("formats"):
         output["formats"] = list(dict.fromkeys(flags["formats"]))
@@ -163,7 +227,7 @@ def _echo_files(files: Sequence[ReportFile]) -> None:
 def _print_summary(summary: RunSummary) -> None:
     for outcome in summary.outcomes:
         if outcome.error is not None:
-            click.echo(f"repodaily: error: {outcome.repo}: {outcome.error}", err=True)
+            _error(f"{outcome.repo}: {_describe(outcome.error)}")
     if summary.degraded_commits:
         click.echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
     if summary.incomplete_commits:
@@ -177,7 +241,7 @@ def _print_summary(summary: RunSummary) -> None:
 # --------------------------------------------------------------------------- commands
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(cls=_Repodaily, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="repodaily")
 @click.option("-v", "--verbose", count=True, help="More logging on stderr (-vv for debug).")
 def main(verbose: int) -> None:
@@ -188,7 +252,8 @@ def main(verbose: int) -> None:
     report grouped by importance, in Chinese (default) or English.
 
     Start with `repodaily demo`. Exit codes: 0 ok, 1 degraded (some analyses
-    fell back or a repository failed), 2 usage/input error, 3 delivery failed.
+    fell back or a repository failed), 2 usage/input error, 3 rendering or
+    delivery failed (or an internal error), 130 interrupted.
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
     logging.basicConfig(level=level, format="repodaily: %(levelname)s: %(message)s", stream=sys.stderr, force=True)
@@ -216,11 +281,16 @@ def report(
       repodaily report ~/src/vllm --name vllm-project/vllm --date 2026-02-09
       repodaily report https://github.com/vllm-project/vllm.git --since 2026-02-01 --until 2026-02-07 --output reports
     """
+    if not location:
+        raise ConfigError("PATH_OR_URL is empty")
+    to_stdout = flags["output"] is None
+    if to_stdout and len(set(flags["formats"])) > 1:
+        raise ConfigError("stdout takes one --format; give --output DIR to write several")
     config = _load(config_path, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
     where = {"url": location} if is_url(location) else {"path": location}
-    repo = RepoConfig(name=name, branch=branch, **where)
-    code = _generate(config, [repo], days, to_stdout=not flags["output"], dry_run=dry_run)
+    repo = command_line_repo(name=name, branch=branch, **where)
+    code = _generate(config, [repo], days, to_stdout=to_stdout, dry_run=dry_run)
     sys.exit(code)
 
 
@@ -424,9 +494,12 @@ def demo(directory: str, lang: str) -> None:
 
     root = Path(directory).resolve()
     repo_dir = root / "repo"
-    if repo_dir.exists():
-        shutil.rmtree(repo_dir)
-    build_demo_repo(repo_dir)
+    try:
+        if repo_dir.exists():
+            shutil.rmtree(repo_dir)
+        build_demo_repo(repo_dir)
+    except OSError as exc:
+        raise ConfigError(f"--dir {directory}: cannot build the demo repository there: {exc.strerror or exc}") from exc
     config = load_config(
         None,
         environ={},

@@ -77,7 +77,8 @@ class RepoOutcome:
     repo: str
     reports: list[ReportRecord] = field(default_factory=list)
     files: list[ReportFile] = field(default_factory=list)
-    error: RepodailyError | None = None
+    #: Why the repository failed: one of our errors, or anything else raised while it was processed.
+    error: Exception | None = None
 
 
 @dataclass
@@ -394,7 +395,9 @@ class Pipeline:
                     )
                     if on_files is not None:
                         on_files(files)
-            except RepodailyError as exc:
+            except Exception as exc:  # whatever one repository raises, the others are still written
+                if not isinstance(exc, RepodailyError):
+                    log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
                 outcome.error = exc
             summary.outcomes.append(outcome)
         self.store.finish_run(
