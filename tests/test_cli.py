@@ -555,11 +555,11 @@ import os, signal, sys
 import repodaily.pipeline
 from repodaily.cli import main
 
-def collect_commits(*args, **kwargs):
+def collect_days(*args, **kwargs):
     {action}
-    return []
+    yield from ()
 
-repodaily.pipeline.collect_commits = collect_commits
+repodaily.pipeline.collect_days = collect_days
 main()
 """
 
