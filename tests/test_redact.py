@@ -12,7 +12,10 @@ from collections.abc import Callable
 from urllib.parse import quote, quote_plus, unquote
 
 import pytest
+from pydantic import BaseModel
 
+from repodaily.config import load_config
+from repodaily.credentials import redactor_for
 from repodaily.redact import MASK, NO_SECRETS, RedactingFormatter, Redactor
 
 # Realistic, and with the characters that escaping changes: / + "
@@ -163,3 +166,76 @@ def test_log_lines_are_redacted_with_their_arguments_and_tracebacks():
     line = formatter.format(record)
     assert "RuntimeError" in line and MASK in line
     assert leaked(line) == []
+
+
+# --------------------------------------------------------------------------- where the secrets come from
+
+
+def test_every_credential_the_config_and_environment_hold_is_masked(tmp_path):
+    config_file = tmp_path / "repodaily.toml"
+    config_file.write_text(
+        """
+[[llm.endpoints]]
+name = "primary"
+base_url = "https://proxy-user:proxy-pass-42a@llm.test/v1"
+model = "m"
+api_key_env = "PRIMARY_KEY"
+headers = { X-Api-Key = "header-key-8f7e6d", X-Request-Source = "repodaily-nightly" }
+
+[[llm.endpoints]]
+name = "fallback"
+base_url = "https://llm2.test/v1"
+model = "m"
+headers = { Authorization = "Bearer fallback-bearer-55c" }
+
+[[repos]]
+name = "acme/app"
+url = "https://x-access-token:ghs_repoToken9Q8w7E6r@github.com/acme/app.git"
+""",
+        encoding="utf-8",
+    )
+    environ = {
+        "PRIMARY_KEY": "primary-secret-0a1b2c",
+        "LLM_API_KEY": "llm-api-key-3d4e5f",
+        "GITHUB_TOKEN": "ghp_githubToken7y6t5r",
+        "GH_TOKEN": "gho_ghToken4e3w2q",
+        "TOKEN": "plain-token-1q2w3e",
+        "HOME": "/home/someone",
+    }
+    redactor = redactor_for(load_config(config_file, environ=environ), environ=environ)
+    held = [
+        "proxy-pass-42a",
+        "header-key-8f7e6d",
+        "fallback-bearer-55c",
+        "ghs_repoToken9Q8w7E6r",
+        *(value for name, value in environ.items() if name != "HOME"),
+    ]
+    for secret in held:
+        assert redactor(f"<{secret}>") == f"<{MASK}>", secret
+    for public in ("repodaily-nightly", "/home/someone", "proxy-user", "x-access-token", "github.com/acme/app.git"):
+        assert redactor(public) == public
+
+
+class _Hook(BaseModel):
+    url: str
+    signing_secret_env: str
+
+
+class _FutureSettings(BaseModel):
+    hooks: list[_Hook]
+
+
+def test_any_setting_ending_in_env_names_a_credential():
+    settings = _FutureSettings(hooks=[_Hook(url="https://hooks.test/x", signing_secret_env="HOOK_SECRET")])
+    redactor = redactor_for(settings, environ={"HOOK_SECRET": "whsec_9k8j7h6g5f"})
+    assert redactor("signed with whsec_9k8j7h6g5f") == f"signed with {MASK}"
+
+
+def test_a_token_used_as_the_user_of_a_url_is_a_credential_and_a_short_user_is_not():
+    class Repo(BaseModel):
+        url: str
+
+    token = "ghp_tokenAsUser1234567890"
+    redactor = redactor_for(Repo(url=f"https://{token}@github.com/a/b.git"), environ={})
+    assert redactor(token) == MASK
+    assert redactor_for(Repo(url="https://deploy@git.test/a/b.git"), environ={})("deploy") == "deploy"
