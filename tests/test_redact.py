@@ -14,6 +14,7 @@ from urllib.parse import quote, quote_plus, unquote
 import pytest
 from pydantic import BaseModel
 
+from repodaily.analyzers.llm import EndpointSettings
 from repodaily.config import load_config
 from repodaily.credentials import redactor_for
 from repodaily.redact import MASK, NO_SECRETS, RedactingFormatter, Redactor
@@ -239,3 +240,8 @@ def test_a_token_used_as_the_user_of_a_url_is_a_credential_and_a_short_user_is_n
     redactor = redactor_for(Repo(url=f"https://{token}@github.com/a/b.git"), environ={})
     assert redactor(token) == MASK
     assert redactor_for(Repo(url="https://deploy@git.test/a/b.git"), environ={})("deploy") == "deploy"
+
+
+def test_an_endpoints_headers_stay_out_of_its_repr():
+    endpoint = EndpointSettings(name="e", base_url="http://e/v1", model="m", headers={"X-Api-Key": "hdr-key-1a2b3c"})
+    assert "hdr-key-1a2b3c" not in repr(endpoint) + str(endpoint)

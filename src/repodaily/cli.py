@@ -23,16 +23,19 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repodaily import __version__
 from repodaily.config import Config, RepoConfig, find_config_file, load_config
+from repodaily.credentials import redactor_for
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
+from repodaily.redact import RedactingFormatter, Redactor
 from repodaily.sources.git import is_url
 from repodaily.store import Store
 
@@ -41,11 +44,23 @@ _INPUT_ERRORS = (ConfigError, SourceError, StoreError)
 
 log = logging.getLogger("repodaily")
 _stderr = Console(stderr=True)
+# Every log line on stderr, and every line this module prints, passes through its redactor.
+_log_format = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    click.echo(_log_format.redactor(text), err=err, nl=nl)
+
+
+def _guard(config: Config, *also: BaseModel) -> Redactor:
+    """The redactor of every credential the run holds, from now on also applied to stderr and stdout."""
+    _log_format.redactor = redactor_for(config, *also, environ=os.environ)
+    return _log_format.redactor
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo(f"repodaily: error: {message}", err=True)
+    _echo(f"repodaily: error: {message}", err=True)
     sys.exit(code)
 
 
@@ -146,9 +161,9 @@ def _load(config_path: str | None, **flags: Any) -> Config:
 
 def _echo_report_stdout(reports: Sequence[DailyReport], rendered: Sequence[dict[str, str]], fmt: str) -> None:
     if fmt == "json" and len(reports) > 1:
-        click.echo("[\n" + ",\n".join(r[fmt].rstrip("\n") for r in rendered) + "\n]")
+        _echo("[\n" + ",\n".join(r[fmt].rstrip("\n") for r in rendered) + "\n]")
         return
-    click.echo("\n".join(r[fmt] for r in rendered), nl=False)
+    _echo("\n".join(r[fmt] for r in rendered), nl=False)
 
 
 def _exit_code(summary: RunSummary) -> int:
@@ -158,14 +173,14 @@ def _exit_code(summary: RunSummary) -> int:
 def _print_summary(summary: RunSummary) -> None:
     for outcome in summary.outcomes:
         if outcome.error is not None:
-            click.echo(f"repodaily: error: {outcome.repo}: {outcome.error}", err=True)
+            _echo(f"repodaily: error: {outcome.repo}: {outcome.error}", err=True)
         for file in outcome.files:
             if file.written:
-                click.echo(str(file.path))
+                _echo(str(file.path))
             else:
-                click.echo(f"# would write {file.path}\n{file.content}")
+                _echo(f"# would write {file.path}\n{file.content}")
     if summary.degraded_commits:
-        click.echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
+        _echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
 
 
 # --------------------------------------------------------------------------- commands
@@ -185,7 +200,11 @@ def main(verbose: int) -> None:
     fell back or a repository failed), 2 usage/input error, 3 delivery failed.
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
-    logging.basicConfig(level=level, format="repodaily: %(levelname)s: %(message)s", stream=sys.stderr, force=True)
+    # Until a command has read its config, the credentials known are the environment's.
+    _log_format.redactor = redactor_for(environ=os.environ)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_log_format)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
 @main.command()
@@ -246,8 +265,9 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
 
 
 def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, to_stdout: bool, dry_run: bool) -> int:
-    with Store(config.cache_path) as store, _BarProgress() as progress:
-        pipeline = Pipeline(config, store, progress=progress)
+    redact = _guard(config, *repos)
+    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
+        pipeline = Pipeline(config, store, progress=progress, redact=redact)
         if to_stdout:
             reports = asyncio.run(_reports_only(pipeline, repos[0], days))
             rendered = [pipeline.render(r) for r in reports]
@@ -319,10 +339,10 @@ def evaluate_labels(
     """
     gold = load_labels(Path(labels))
     config = _load(config_path, **flags)
-    with Store(config.cache_path) as store, _BarProgress() as progress:
-        result = asyncio.run(
-            evaluate(Pipeline(config, store, progress=progress), location, gold, name=name, labels_file=labels)
-        )
+    redact = _guard(config)
+    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
+        pipeline = Pipeline(config, store, progress=progress, redact=redact)
+        result = asyncio.run(evaluate(pipeline, location, gold, name=name, labels_file=labels))
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
@@ -346,10 +366,12 @@ def doctor(config_path: str | None) -> None:
     when every endpoint passes, 1 when one fails, 2 when none is configured.
     """
     from rich.table import Table
+    from rich.text import Text
 
     from repodaily.analyzers.llm.doctor import check_endpoint
 
     config = _load(config_path)
+    redact = _guard(config)
     if not config.llm.endpoints:
         raise ConfigError("no LLM endpoint configured: add [[llm.endpoints]] to repodaily.toml or set LLM_MODEL")
 
@@ -360,7 +382,7 @@ def doctor(config_path: str | None) -> None:
     table = Table("endpoint", "model", "reachable", "auth", "model listed", "output mode", "latency", "problem")
     for health in results:
         mark = {True: "yes", False: "NO", None: "?"}
-        table.add_row(
+        cells = [
             health.name,
             health.model,
             mark[health.reachable],
@@ -369,7 +391,9 @@ def doctor(config_path: str | None) -> None:
             health.output_mode or "-",
             f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
             health.problem or "ok",
-        )
+        ]
+        # Plain text, not console markup: the problem quotes a server, and a mask is in brackets.
+        table.add_row(*(Text(redact(cell)) for cell in cells))
     Console(width=max(_stderr.width, 120)).print(table)
     sys.exit(EXIT_OK if all(h.ok for h in results) else EXIT_DEGRADED)
 

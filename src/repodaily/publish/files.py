@@ -1,7 +1,8 @@
 """Write reports as files at the configured path template, atomically.
 
 A reader (a static site, a sync job, a person) never sees half a report: each
-file is written to a temporary sibling and renamed into place.
+file is written to a temporary sibling and renamed into place. Nor does it see a
+credential: the content passes through the run's redactor first, dry runs too.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from repodaily.config import OutputConfig
 from repodaily.errors import ConfigError, PublishError
 from repodaily.models import DailyReport
+from repodaily.redact import NO_SECRETS, Redactor
 
 
 @dataclass(frozen=True)
@@ -68,12 +70,18 @@ def write_atomic(path: Path, text: str) -> None:
 
 
 def write_reports(
-    report: DailyReport, rendered: dict[str, str], output: OutputConfig, *, dry_run: bool = False
+    report: DailyReport,
+    rendered: dict[str, str],
+    output: OutputConfig,
+    *,
+    dry_run: bool = False,
+    redact: Redactor = NO_SECRETS,
 ) -> list[ReportFile]:
-    """Write each rendered format of ``report``; with ``dry_run`` only say where it would go."""
+    """Write each rendered format of ``report``, redacted; with ``dry_run`` only say where it would go."""
     files = []
-    for fmt, content in rendered.items():
+    for fmt, text in rendered.items():
         path = report_path(output, report, fmt)
+        content = redact(text)
         if not dry_run:
             write_atomic(path, content)
         files.append(ReportFile(path=path, format=fmt, content=content, written=not dry_run))
