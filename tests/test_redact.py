@@ -56,6 +56,8 @@ ECHOES: dict[str, Callable[[str], str]] = {
     "percent-encoded twice": lambda k: quote(quote(k, safe=""), safe=""),
     "form-encoded": lambda k: f"key={quote_plus(k)}",
     "html escaped": lambda k: f"<p>{html.escape(k)}</p>",
+    "json-escaped, then percent-encoded": lambda k: quote(json.dumps(k).replace("/", "\\/"), safe=""),
+    "json, then html-escaped": lambda k: html.escape(json.dumps({"key": k})),
     "html decimal references": lambda k: "".join(f"&#{ord(c)};" for c in k),
     "html hex references": lambda k: "".join(f"&#x{ord(c):X};" for c in k),
     "base64": lambda k: b64(k),

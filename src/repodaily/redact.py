@@ -26,14 +26,15 @@ Values shorter than :data:`MIN_SECRET_CHARS` are not registered: at that length
 they are words, and masking them would mangle ordinary text. A secret shorter
 than a fragment is masked only whole.
 
-The patterns are compiled once per set of secrets, and a call costs three regex
+The patterns are compiled once per set of secrets, and a call costs a few regex
 scans however many secrets and forms there are (tens of milliseconds for a
-megabyte). The first finds the escapes that stand for a character some secret
-contains and decodes them into a *view* of the text that remembers where each of
-its characters came from. Then the text and the view are searched for short
-anchors, chosen so that every fragment of every form holds one. Each hit is
-extended character by character along its form and, when long enough, the
-characters of the original text it came from are replaced by :data:`MASK`.
+megabyte). One finds the escapes that stand for a character some secret
+contains (or a backslash) and decodes them into a *view* of the text that
+remembers where each of its characters came from; a view with escapes left (an
+escape escaped again) is decoded once more. The text and each view are searched
+for short anchors, chosen so that every fragment of every form holds one. Each
+hit is extended character by character along its form and, when long enough,
+the characters of the original text it came from are replaced by :data:`MASK`.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ MIN_SECRET_CHARS = 6
 #: A piece of a secret (or of one of its encoded forms) this long is masked wherever it appears.
 FRAGMENT_CHARS = 8
 _ANCHOR_CHARS = 4
+# Escapes nested deeper than this (a JSON escape, URL-encoded, HTML-escaped) are not undone.
+_DECODING_ROUNDS = 3
 # Characters frequent in reports; anchors preferably start with others, which the search skips faster.
 _COMMON = frozenset(string.ascii_lowercase + string.digits + " \n-_./:\"'")
 _URL_SAFE = str.maketrans("+/", "-_")
@@ -116,7 +119,7 @@ def _spellings(char: str) -> list[tuple[str, tuple[str, ...]]]:
         *(("&", tuple(map(re.escape, name))) for name in _ENTITY_NAMES.get(char, ())),
     ]
     if char == "\\":
-        spellings.append(("\\", ()))  # the backslashes alone
+        spellings.append(("\\", (r"\\",)))  # two or more backslashes alone
     elif not char.isalnum():
         spellings.append(("\\", (re.escape(char),)))
     return spellings
@@ -272,7 +275,8 @@ class Redactor:
         self._patterns = (
             (
                 re.compile(_trie_pattern(map(re.escape, anchor) for anchor in self._spots)),
-                re.compile(_escapes_pattern({char for form in forms for char in form})),
+                # A backslash too, so an escape of an escape decodes over two rounds (%5C%22, then \").
+                re.compile(_escapes_pattern({"\\", *(char for form in forms for char in form)})),
             )
             if forms
             else None
@@ -283,9 +287,15 @@ class Redactor:
             return text
         anchors, escapes = self._patterns
         spans = list(self._fragments(text, anchors))
-        view = _View(text, escapes)
-        if view.text is not text:
-            spans += [view.source(start, end) for start, end in self._fragments(view.text, anchors)]
+        views: list[_View] = []
+        current = text
+        while len(views) < _DECODING_ROUNDS and (view := _View(current, escapes)).text is not current:
+            views.append(view)
+            current = view.text
+            for span in self._fragments(current, anchors):
+                for layer in reversed(views):
+                    span = layer.source(*span)
+                spans.append(span)
         return _masked(text, spans) if spans else text
 
     def _fragments(self, text: str, anchors: re.Pattern[str]) -> Iterator[tuple[int, int]]:
