@@ -3,18 +3,21 @@
 The pipeline is importable for people who embed it::
 
     import asyncio
+    import os
     from datetime import date
-    from repodaily import Pipeline, Store, load_config, render_markdown
+    from repodaily import Pipeline, Store, load_config, redactor_for, render_markdown
 
     config = load_config(None)
-    with Store(config.cache_path) as store:
-        pipeline = Pipeline(config, store)
+    redact = redactor_for(config, environ=os.environ)  # keys stay out of the store and reports
+    with Store(config.cache_path, redact=redact) as store:
+        pipeline = Pipeline(config, store, redact=redact)
         (report,) = asyncio.run(pipeline.reports_for(config.repos[0], [date(2026, 2, 9)]))
-    print(render_markdown(report))
+    print(redact(render_markdown(report)))
 """
 
 from repodaily.analyzers import Analyzer, create_analyzer, register_analyzer
 from repodaily.config import Config, RepoConfig, load_config
+from repodaily.credentials import redactor_for
 from repodaily.errors import (
     AnalysisError,
     AuthError,
@@ -30,6 +33,7 @@ from repodaily.errors import (
 )
 from repodaily.models import Analysis, AnalysisInput, Commit, DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
+from repodaily.redact import Redactor
 from repodaily.render import render_json, render_markdown
 from repodaily.store import Store
 
@@ -49,6 +53,7 @@ __all__ = [
     "Pipeline",
     "ProviderError",
     "PublishError",
+    "Redactor",
     "RenderError",
     "RepoConfig",
     "RepodailyError",
@@ -60,6 +65,7 @@ __all__ = [
     "__version__",
     "create_analyzer",
     "load_config",
+    "redactor_for",
     "register_analyzer",
     "render_json",
     "render_markdown",

@@ -28,17 +28,20 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from repodaily import __version__
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
+from repodaily.credentials import redactor_for
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
 from repodaily.publish.files import ReportFile
+from repodaily.redact import RedactingFormatter, Redactor
 from repodaily.sources.git import is_url
 from repodaily.store import Store
 
@@ -48,13 +51,25 @@ _INPUT_ERRORS = (ConfigError, SourceError, StoreError)
 
 log = logging.getLogger("repodaily")
 _stderr = Console(stderr=True)
+# Every log line on stderr, and every line this module prints, passes through its redactor.
+_log_format = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    click.echo(_log_format.redactor(text), err=err, nl=nl)
+
+
+def _guard(config: Config, *also: BaseModel) -> Redactor:
+    """The redactor of every credential the run holds, from now on also applied to stderr and stdout."""
+    _log_format.redactor = redactor_for(config, *also, environ=os.environ)
+    return _log_format.redactor
 
 
 def _error(message: str) -> None:
     """One line on stderr whatever the message holds: scripts and log scrapers read it line by line."""
     line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    click.echo(f"repodaily: error: {line}", err=True)
+    _echo(f"repodaily: error: {line}", err=True)
 
 
 def _fail(message: str, code: int) -> None:
@@ -219,9 +234,9 @@ def _echo_files(files: Sequence[ReportFile]) -> None:
     """Say what was written the moment it is, or show what a dry run would write."""
     for file in files:
         if file.written:
-            click.echo(str(file.path))
+            _echo(str(file.path))
         else:
-            click.echo(f"# would write {file.path}\n{file.content}")
+            _echo(f"# would write {file.path}\n{file.content}")
 
 
 def _print_summary(summary: RunSummary) -> None:
@@ -229,9 +244,9 @@ def _print_summary(summary: RunSummary) -> None:
         if outcome.error is not None:
             _error(f"{outcome.repo}: {_describe(outcome.error)}")
     if summary.degraded_commits:
-        click.echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
+        _echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
     if summary.incomplete_commits:
-        click.echo(
+        _echo(
             f"repodaily: {summary.incomplete_commits} commit(s) with file contents missing from the repository;"
             " see the reports' banner",
             err=True,
@@ -256,7 +271,11 @@ def main(verbose: int) -> None:
     delivery failed (or an internal error), 130 interrupted.
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
-    logging.basicConfig(level=level, format="repodaily: %(levelname)s: %(message)s", stream=sys.stderr, force=True)
+    # Until a command has read its config, the credentials known are the environment's.
+    _log_format.redactor = redactor_for(environ=os.environ)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_log_format)
+    logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
 @main.command()
@@ -322,8 +341,9 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
 
 
 def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, to_stdout: bool, dry_run: bool) -> int:
-    with Store(config.cache_path) as store, _BarProgress() as progress:
-        pipeline = Pipeline(config, store, progress=progress)
+    redact = _guard(config, *repos)
+    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
+        pipeline = Pipeline(config, store, progress=progress, redact=redact)
         if to_stdout:
             degraded = asyncio.run(_stream_to_stdout(pipeline, repos[0], days, config.output.formats[0]))
             return EXIT_DEGRADED if degraded else EXIT_OK
@@ -346,10 +366,10 @@ async def _stream_to_stdout(pipeline: Pipeline, repo: RepoConfig, days: list[Any
         async for report in pipeline.iter_reports(repo, days):
             text = pipeline.render(report)[fmt]
             degraded += report.stats.degraded + report.stats.incomplete
-            click.echo(separator + (text.rstrip("\n") if as_array else text), nl=False)
+            _echo(separator + (text.rstrip("\n") if as_array else text), nl=False)
             separator = ",\n" if as_array else "\n"
         if as_array:
-            click.echo("\n]")
+            _echo("\n]")
     finally:
         await pipeline.aclose()
     return degraded
@@ -406,10 +426,10 @@ def evaluate_labels(
     """
     gold = load_labels(Path(labels))
     config = _load(config_path, **flags)
-    with Store(config.cache_path) as store, _BarProgress() as progress:
-        result = asyncio.run(
-            evaluate(Pipeline(config, store, progress=progress), location, gold, name=name, labels_file=labels)
-        )
+    redact = _guard(config)
+    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
+        pipeline = Pipeline(config, store, progress=progress, redact=redact)
+        result = asyncio.run(evaluate(pipeline, location, gold, name=name, labels_file=labels))
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
@@ -433,10 +453,12 @@ def doctor(config_path: str | None) -> None:
     when every endpoint passes, 1 when one fails, 2 when none is configured.
     """
     from rich.table import Table
+    from rich.text import Text
 
     from repodaily.analyzers.llm.doctor import check_endpoint
 
     config = _load(config_path)
+    redact = _guard(config)
     if not config.llm.endpoints:
         raise ConfigError("no LLM endpoint configured: add [[llm.endpoints]] to repodaily.toml or set LLM_MODEL")
 
@@ -447,7 +469,7 @@ def doctor(config_path: str | None) -> None:
     table = Table("endpoint", "model", "reachable", "auth", "model listed", "output mode", "latency", "problem")
     for health in results:
         mark = {True: "yes", False: "NO", None: "?"}
-        table.add_row(
+        cells = [
             health.name,
             health.model,
             mark[health.reachable],
@@ -456,7 +478,9 @@ def doctor(config_path: str | None) -> None:
             health.output_mode or "-",
             f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
             health.problem or "ok",
-        )
+        ]
+        # Plain text, not console markup: the problem quotes a server, and a mask is in brackets.
+        table.add_row(*(Text(redact(cell)) for cell in cells))
     Console(width=max(_stderr.width, 120)).print(table)
     sys.exit(EXIT_OK if all(h.ok for h in results) else EXIT_DEGRADED)
 

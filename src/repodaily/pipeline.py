@@ -39,6 +39,7 @@ from repodaily.models import (
 )
 from repodaily.plan import day_window
 from repodaily.publish.files import ReportFile, write_reports
+from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render import render_json, render_markdown
 from repodaily.sources.git import collect_days, infer_repo_name, open_repository
 from repodaily.store import Store
@@ -163,9 +164,12 @@ class Pipeline:
         *,
         analyzer: Analyzer | None = None,
         progress: ProgressSink | None = None,
+        redact: Redactor = NO_SECRETS,
     ) -> None:
         self.config = config
         self.store = store
+        #: Applied to every report before it is written.
+        self.redact = redact
         self._given = analyzer
         self.analyzer = analyzer or self._create(None)
         self.fallback = self._fallback_for(self.analyzer, None)
@@ -360,7 +364,7 @@ class Pipeline:
         return rendered
 
     def publish(self, report: DailyReport, *, dry_run: bool = False) -> list[ReportFile]:
-        return write_reports(report, self.render(report), self.config.output, dry_run=dry_run)
+        return write_reports(report, self.render(report), self.config.output, dry_run=dry_run, redact=self.redact)
 
     async def run(
         self,

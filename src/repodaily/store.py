@@ -7,6 +7,9 @@ day does no analyzer work. Only the pipeline talks to the store; analyzers never
 A cached row that no longer reads as what it holds (edited by hand, written by a
 release whose models differed, cut short by a full disk) is a cache miss: the
 work is done again and the row overwritten. A cache must never stop a report.
+
+Every text written passes through the store's redactor first: an analysis can
+quote a credential a model was made to repeat, and the file outlives the run.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Any
 from repodaily.errors import StoreError
 from repodaily.migrations import migrate
 from repodaily.models import Analysis, Highlight
+from repodaily.redact import NO_SECRETS, Redactor
 
 DB_FILE_NAME = "repodaily.db"
 _SQLITE_MAX_VARIABLES = 900
@@ -52,8 +56,9 @@ def _now() -> str:
 class Store:
     """One SQLite file in WAL mode under the cache directory."""
 
-    def __init__(self, cache_dir: Path) -> None:
+    def __init__(self, cache_dir: Path, *, redact: Redactor = NO_SECRETS) -> None:
         self.path = Path(cache_dir) / DB_FILE_NAME
+        self._redact = redact
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -74,6 +79,11 @@ class Store:
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+    def _write(self, sql: str, values: tuple[Any, ...]) -> sqlite3.Cursor:
+        """Run one write in its own transaction, every text value redacted."""
+        with _store_errors(self.path), self._db:
+            return self._db.execute(sql, tuple(self._redact(v) if isinstance(v, str) else v for v in values))
 
     # -- analyses
 
@@ -108,11 +118,10 @@ class Store:
 
     def put_analysis(self, repo: str, sha: str, analysis: Analysis) -> None:
         """Write one analysis now, keyed by its own fingerprint."""
-        with _store_errors(self.path), self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO analyses (repo, sha, fingerprint, analysis, created_at) VALUES (?, ?, ?, ?, ?)",
-                (repo, sha, analysis.analyzer, analysis.model_dump_json(), _now()),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO analyses (repo, sha, fingerprint, analysis, created_at) VALUES (?, ?, ?, ?, ?)",
+            (repo, sha, analysis.analyzer, analysis.model_dump_json(), _now()),
+        )
 
     def count_analyses(self) -> int:
         with _store_errors(self.path):
@@ -135,35 +144,25 @@ class Store:
             return None
 
     def put_highlights(self, repo: str, day: date, key: str, highlights: list[Highlight]) -> None:
-        with _store_errors(self.path), self._db:
-            self._db.execute(
-                "INSERT OR REPLACE INTO highlights (repo, day, key, highlights, created_at) VALUES (?, ?, ?, ?, ?)",
-                (
-                    repo,
-                    day.isoformat(),
-                    key,
-                    json.dumps([h.model_dump() for h in highlights], ensure_ascii=False),
-                    _now(),
-                ),
-            )
+        self._write(
+            "INSERT OR REPLACE INTO highlights (repo, day, key, highlights, created_at) VALUES (?, ?, ?, ?, ?)",
+            (repo, day.isoformat(), key, json.dumps([h.model_dump() for h in highlights], ensure_ascii=False), _now()),
+        )
 
     # -- runs
 
     def start_run(self, command: str) -> int:
-        with _store_errors(self.path), self._db:
-            cursor = self._db.execute("INSERT INTO runs (command, started_at) VALUES (?, ?)", (command, _now()))
+        cursor = self._write("INSERT INTO runs (command, started_at) VALUES (?, ?)", (command, _now()))
         return int(cursor.lastrowid or 0)
 
     def finish_run(self, run_id: int, summary: dict[str, Any]) -> None:
-        with _store_errors(self.path), self._db:
-            self._db.execute(
-                "UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?",
-                (_now(), json.dumps(summary, ensure_ascii=False), run_id),
-            )
+        self._write(
+            "UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?",
+            (_now(), json.dumps(summary, ensure_ascii=False), run_id),
+        )
 
     def record_report(self, run_id: int, repo: str, day: date, commits: int, degraded: int, paths: list[str]) -> None:
-        with _store_errors(self.path), self._db:
-            self._db.execute(
-                "INSERT INTO reports (run_id, repo, day, commits, degraded, paths) VALUES (?, ?, ?, ?, ?, ?)",
-                (run_id, repo, day.isoformat(), commits, degraded, json.dumps(paths)),
-            )
+        self._write(
+            "INSERT INTO reports (run_id, repo, day, commits, degraded, paths) VALUES (?, ?, ?, ?, ?, ?)",
+            (run_id, repo, day.isoformat(), commits, degraded, json.dumps(paths)),
+        )

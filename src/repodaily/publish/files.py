@@ -2,6 +2,8 @@
 
 A reader (a static site, a sync job, a person) never sees half a report: each
 file is written to a temporary sibling (``.NAME.XXXXXXXX.tmp``) and renamed into place.
+Nor does it see a credential: the content passes through the run's redactor
+first, dry runs too.
 
 A writer killed between the two (``kill -9``, OOM, power loss) leaves its
 temporary file behind. Each successful write therefore removes the abandoned
@@ -30,6 +32,7 @@ except ImportError:  # not POSIX: no advisory locks, so a live writer's file can
 from repodaily.config import OutputConfig
 from repodaily.errors import ConfigError, PublishError
 from repodaily.models import DailyReport
+from repodaily.redact import NO_SECRETS, Redactor
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
@@ -136,12 +139,18 @@ def _remove_abandoned_temp_files(directory: Path) -> None:
 
 
 def write_reports(
-    report: DailyReport, rendered: dict[str, str], output: OutputConfig, *, dry_run: bool = False
+    report: DailyReport,
+    rendered: dict[str, str],
+    output: OutputConfig,
+    *,
+    dry_run: bool = False,
+    redact: Redactor = NO_SECRETS,
 ) -> list[ReportFile]:
-    """Write each rendered format of ``report``; with ``dry_run`` only say where it would go."""
+    """Write each rendered format of ``report``, redacted; with ``dry_run`` only say where it would go."""
     files = []
-    for fmt, content in rendered.items():
+    for fmt, text in rendered.items():
         path = report_path(output, report, fmt)
+        content = redact(text)
         if not dry_run:
             write_atomic(path, content)
         files.append(ReportFile(path=path, format=fmt, content=content if dry_run else None, written=not dry_run))

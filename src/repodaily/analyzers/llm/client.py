@@ -29,8 +29,9 @@ Requests in flight are bounded per endpoint, and optional requests/tokens per
 minute budgets apply (:mod:`.limits`). Until the endpoint has answered once,
 requests go one at a time (:class:`_CredentialGate`), so a refused key costs one
 request whatever the concurrency. The API key is read from the environment
-when the client is created, sent only in the Authorization header, and blanked
-out of every error message (a server may echo it back).
+when the client is created, sent only in the Authorization header, and masked
+in every error message, in each form a server may echo it back in
+(:mod:`repodaily.redact`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ import httpx
 from repodaily.analyzers.llm.limits import RequestQuota, server_wait
 from repodaily.analyzers.llm.settings import EndpointSettings
 from repodaily.context.tokens import count_tokens
+from repodaily.credentials import redactor_for
 from repodaily.errors import AuthError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import Usage
 
@@ -182,6 +184,8 @@ class ChatClient:
         self._mode = OutputMode.json_schema
         self._mode_confirmed = False
         self._secret = environ.get(settings.api_key_env) or None
+        #: Masks every credential of this endpoint, in each form a server may echo it in.
+        self._redact = redactor_for(settings, environ=environ)
         headers = dict(settings.headers)
         if self._secret:
             headers["Authorization"] = f"Bearer {self._secret}"
@@ -396,9 +400,6 @@ class ChatClient:
             refusal = message.get("refusal")
             raise ProviderError(f"{name}: no answer{f' (refused: {self._redact(str(refusal))})' if refusal else ''}")
         return content
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self._secret, "[redacted]") if self._secret else text
 
     async def aclose(self) -> None:
         await self._http.aclose()

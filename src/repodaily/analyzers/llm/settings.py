@@ -35,7 +35,8 @@ class EndpointSettings(_Settings):
     api_key_env: str = Field(
         default="LLM_API_KEY", description="Environment variable holding the key; unset means no Authorization header."
     )
-    headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers.")
+    # Left out of repr: a header may carry a credential.
+    headers: dict[str, str] = Field(default_factory=dict, description="Extra request headers.", repr=False)
     temperature: float = Field(default=0.2, ge=0, le=2)
     max_tokens: int = Field(default=1200, gt=0, description="Completion tokens per call.")
     max_tokens_limit: int = Field(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 _URL_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _SCP_RE = re.compile(r"^[\w.+-]+@[\w.-]+:")  # git@github.com:owner/repo.git
 _USERINFO_RE = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<userinfo>[^/\s]*)@")
+# A user name this long, with no password, is a token used as one (``https://<token>@github.com/…``).
+_TOKEN_AS_USER_CHARS = 20
 
 
 def redact_credentials(text: str) -> str:
@@ -17,6 +19,18 @@ def redact_credentials(text: str) -> str:
     Tokens travel in clone URLs; they must never reach a log line, an error or a report.
     """
     return _USERINFO_RE.sub(lambda m: m["scheme"], text)
+
+
+def url_credentials(text: str) -> list[str]:
+    """The secrets in the user-info of the URLs in ``text``: each password, or a user name long enough to be a token."""
+    found = []
+    for match in _USERINFO_RE.finditer(text):
+        user, colon, password = match["userinfo"].partition(":")
+        if colon:
+            found.append(unquote(password))
+        elif len(user) >= _TOKEN_AS_USER_CHARS:
+            found.append(unquote(user))
+    return found
 
 
 def is_url(location: str) -> bool:
