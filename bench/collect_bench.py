@@ -16,7 +16,6 @@ Prints a table and writes JSON (bench/results/collect_bench.json).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -26,6 +25,8 @@ from collections import defaultdict
 from datetime import date, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
+
+from results import RESULTS_DIR, write_results
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.context.budget import build_input
@@ -102,7 +103,7 @@ def main() -> int:
     parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--budget", type=int, default=6000)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "collect_bench.json"))
+    parser.add_argument("--out", default=str(RESULTS_DIR / "collect_bench.json"))
     args = parser.parse_args()
     if not args.repo:
         print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
@@ -146,10 +147,7 @@ def main() -> int:
             f"{row['days']:>4} {row['commits']:>7} {m['git']:>8.3f} {m['collect']:>10.3f} {m['full']:>8.3f} "
             f"{r['collect']:>12.2f} {r['full']:>9.2f}"
         )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"repo": args.repo, "rows": rows}, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_results(args.out, {"repo": args.repo, "rows": rows})
     return 0
 
 

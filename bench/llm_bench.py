@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import math
 import os
 import statistics
@@ -44,6 +43,7 @@ from zoneinfo import ZoneInfo
 from endpoint_simulator import SIMULATED_MODEL, EndpointSimulator
 from local_llm_server import MODEL_ALIAS as REAL_MODEL_ALIAS
 from local_llm_server import llama_server
+from results import RESULTS_DIR, write_results
 
 from repodaily.analyzers.llm.prompts import Prompts
 from repodaily.config import Config, RepoConfig, load_config
@@ -348,7 +348,7 @@ def main() -> int:
     )
     parser.add_argument("--vllm", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the vLLM history")
     parser.add_argument("--days", nargs="+", default=["2026-01-07", "2026-02-09"], help="vLLM days to measure")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "llm_bench.json"))
+    parser.add_argument("--out", default=str(RESULTS_DIR / "llm_bench.json"))
     args = parser.parse_args()
     defaults = load_config(None, environ={})
     results: dict[str, Any] = {"day_commits": DAY_COMMITS, "latency_s": args.latency}
@@ -367,10 +367,8 @@ def main() -> int:
         _print_prompts(results["prompts"])
     else:
         print("\n[prompts] skipped: set REPODAILY_VLLM_REPO or pass --vllm")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
-    print(f"\nwrote {out}")
+    print()
+    write_results(args.out, results)
     return 0 if all(row["passed"] for row in results["simulator"]) else 1
 
 

@@ -24,6 +24,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
+from results import RESULTS_DIR, write_results
+
 
 def _measure(argv: list[str], env: dict[str, str]) -> tuple[int, float, int]:
     """(exit status, wall seconds, peak RSS in bytes) of one child process."""
@@ -57,7 +59,7 @@ def main() -> int:
     parser.add_argument("--last", default="2026-05-19", help="last day of every range")
     parser.add_argument("--spans", default="1,30,365", help="range lengths in days")
     parser.add_argument("--timezone", default="Asia/Shanghai")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "memory_bench.json"))
+    parser.add_argument("--out", default=str(RESULTS_DIR / "memory_bench.json"))
     args = parser.parse_args()
     if not args.repo:
         print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
@@ -103,10 +105,7 @@ def main() -> int:
             f"{row['days']:>5} {row['commits']:>7} {row['exit']:>4} {row['wall_s']:>8.1f} {row['git_wall_s']:>7.2f}"
             f" {row['wall_ratio_to_git']:>8.2f} {row['peak_rss_mib']:>9.1f} {row['peak_ratio_to_first_span']:>8.2f}"
         )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"repo": args.repo, "rows": rows}, indent=2) + "\n")
-    print(f"wrote {out}")
+    write_results(args.out, {"repo": args.repo, "rows": rows})
     return 0
 
 
