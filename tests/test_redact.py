@@ -25,8 +25,9 @@ FRAGMENT = 8
 
 
 def leaked(text: str, secret: str = KEY) -> list[str]:
-    """The pieces of ``secret`` at least a fragment long that appear in ``text``."""
-    return [secret[i : i + FRAGMENT] for i in range(len(secret) - FRAGMENT + 1) if secret[i : i + FRAGMENT] in text]
+    """The pieces of ``secret`` at least a fragment long that appear in ``text``, in any case."""
+    pieces = [secret[i : i + FRAGMENT].lower() for i in range(len(secret) - FRAGMENT + 1)]
+    return [piece for piece in pieces if piece in text.lower()]
 
 
 def lower_hex(text: str) -> str:
@@ -64,6 +65,7 @@ ECHOES: dict[str, Callable[[str], str]] = {
     "base64 of user:key (HTTP Basic)": lambda k: f"Authorization: Basic {b64('api:' + k)}",
     "base64 of Bearer key, url-safe": lambda k: b64(f"Bearer {k}", base64.urlsafe_b64encode),
     "base64 of a longer body": lambda k: b64(f'{{"auth": "{k}", "n": 1}}'),
+    "shouted": lambda k: f"INVALID KEY {k.upper()}!",
     "hex dump": lambda k: f"bytes: {k.encode().hex()}",
     "hex dump, upper case, cut short": lambda k: k.encode().hex().upper()[:40],
     "truncated to its first 12": lambda k: f"key {k[:12]}… rejected",

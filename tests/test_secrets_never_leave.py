@@ -81,11 +81,13 @@ def _pieces(secret: str) -> set[str]:
     return {form[i : i + size] for form, size in forms for i in range(len(form) - size + 1)}
 
 
-PIECES = {piece: secret[:12] for secret in SECRETS for piece in _pieces(secret)}
+PIECES = {piece.lower() for secret in SECRETS for piece in _pieces(secret)}
 
 
 def _leaks(text: str) -> list[str]:
-    return sorted(piece for piece in PIECES if piece in text)
+    """The pieces of the secrets' encodings found in ``text``, in any letter case."""
+    lowered = text.lower()
+    return sorted(piece for piece in PIECES if piece in lowered)
 
 
 # --------------------------------------------------------------------------- each sink on its own
@@ -165,6 +167,7 @@ def _reply(body: dict[str, Any], key: str, repeated: list[str]) -> dict[str, Any
 ECHOES: dict[str, tuple[int, Callable[[str], str]]] = {
     "401-raw": (401, lambda k: json.dumps(openai_error(401, f"Incorrect API key provided: {k}"))),
     "403-plain-text": (403, lambda k: f"forbidden: Authorization: Bearer {k}"),
+    "403-upper-case": (403, lambda k: f"FORBIDDEN KEY {k.upper()}"),
     "400-json-escaped": (400, lambda k: json.dumps(openai_error(400, f"bad key {k}")).replace("/", "\\/")),
     "500-url-encoded": (500, lambda k: f"upstream https://api.test/v1?api_key={quote(k, safe='')} failed"),
     "500-one-char-missing": (500, lambda k: f"unknown key {k[:25]}{k[26:]}"),

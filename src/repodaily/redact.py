@@ -20,7 +20,8 @@ secret can turn into:
 - its bytes in hex, either case (a debug dump);
 - any piece of these that holds :data:`FRAGMENT_CHARS` characters of the secret
   (twice as many hex digits), which covers truncated echoes and a character
-  missing or changed.
+  missing or changed;
+- in any letter case.
 
 Values shorter than :data:`MIN_SECRET_CHARS` are not registered: at that length
 they are words, and masking them would mangle ordinary text. A secret shorter
@@ -44,7 +45,6 @@ import functools
 import html
 import logging
 import re
-import string
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from html.entities import html5
@@ -59,8 +59,9 @@ FRAGMENT_CHARS = 8
 _ANCHOR_CHARS = 4
 # Escapes nested deeper than this (a JSON escape, URL-encoded, HTML-escaped) are not undone.
 _DECODING_ROUNDS = 3
-# Characters frequent in reports; anchors preferably start with others, which the search skips faster.
-_COMMON = frozenset(string.ascii_lowercase + string.digits + " \n-_./:\"'")
+# Characters of reports from the most frequent down, roughly. Anchors preferably start with rarer
+# ones, which the search skips over faster; absent ones are the rarest.
+_BY_FREQUENCY = " etaoinsrhldcum\n012fpgwybv.,-/:\"'k_x=jqz3456789+"
 _URL_SAFE = str.maketrans("+/", "-_")
 # What the escapes of each family begin with: backslashes (any number deep), percent signs (``%25`` too), ``&``.
 _LEADS = {"\\": r"\\\\*", "%": "%(?:25)*", "&": "&"}
@@ -156,19 +157,25 @@ def _unescape(escape: str) -> str:
     return parts[0]
 
 
+def _commonness(char: str) -> int:
+    """How frequent ``char`` is in reports, 0 for the rarest."""
+    index = _BY_FREQUENCY.find(char)
+    return 0 if index < 0 else len(_BY_FREQUENCY) - index
+
+
 def _anchor_starts(form: str, need: int, chosen: set[str]) -> list[int]:
     """Offsets of anchors in ``form`` such that every piece of ``need`` characters holds a whole anchor.
 
     So every run of ``need - _ANCHOR_CHARS + 1`` consecutive offsets must hold an
     anchor's start. Within each run the latest offset whose character is already
-    an anchor's first (else an uncommon one) is taken: the fewer and rarer the
+    an anchor's first (else the rarest one) is taken: the fewer and rarer the
     first characters, the faster the search.
     """
     spread = need - _ANCHOR_CHARS + 1
     starts: list[int] = []
     first = 0
     while first <= len(form) - need:
-        start = min(range(first, first + spread), key=lambda i: (form[i] not in chosen, form[i] in _COMMON, -i))
+        start = min(range(first, first + spread), key=lambda i: (form[i] not in chosen, _commonness(form[i]), -i))
         chosen.add(form[start])
         starts.append(start)
         first = start + 1
@@ -226,6 +233,17 @@ class _View:
         return index + shift, index + shift + 1
 
 
+def _lower(text: str) -> str:
+    """``text`` in lower case, character for character, so that positions still match.
+
+    Matching ignores case: a server may shout the key back.
+    """
+    lowered = text.lower()
+    if len(lowered) == len(text):
+        return lowered
+    return "".join(char.lower() if len(char.lower()) == 1 else char for char in text)  # İ lowers to two
+
+
 def _extent(text: str, at: int, form: str, offset: int) -> tuple[int, int]:
     """The longest stretch of ``text`` around ``at`` that matches ``form`` aligned at ``offset``."""
     start, back = at, offset
@@ -264,7 +282,8 @@ class Redactor:
         for secret in secrets:
             if len(secret) >= MIN_SECRET_CHARS:
                 for form, need in _forms(secret).items():
-                    self._needs[form] = min(need, self._needs.get(form, need))
+                    folded = form.lower()
+                    self._needs[folded] = min(need, self._needs.get(folded, need))
         forms = sorted(self._needs)
         #: Each anchor, and where it sits in which forms.
         self._spots: dict[str, list[tuple[str, int]]] = {}
@@ -275,8 +294,9 @@ class Redactor:
         self._patterns = (
             (
                 re.compile(_trie_pattern(map(re.escape, anchor) for anchor in self._spots)),
-                # A backslash too, so an escape of an escape decodes over two rounds (%5C%22, then \").
-                re.compile(_escapes_pattern({"\\", *(char for form in forms for char in form)})),
+                # Either case of each letter; a backslash too, so that an escape of an escape
+                # decodes over two rounds (%5C%22, then \").
+                re.compile(_escapes_pattern({"\\", *(char for form in forms for char in form + form.upper())})),
             )
             if forms
             else None
@@ -286,13 +306,13 @@ class Redactor:
         if self._patterns is None or not text:
             return text
         anchors, escapes = self._patterns
-        spans = list(self._fragments(text, anchors))
+        spans = list(self._fragments(_lower(text), anchors))
         views: list[_View] = []
         current = text
         while len(views) < _DECODING_ROUNDS and (view := _View(current, escapes)).text is not current:
             views.append(view)
             current = view.text
-            for span in self._fragments(current, anchors):
+            for span in self._fragments(_lower(current), anchors):
                 for layer in reversed(views):
                     span = layer.source(*span)
                 spans.append(span)
