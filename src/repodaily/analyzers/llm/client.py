@@ -315,9 +315,10 @@ class ChatClient:
     ) -> tuple[httpx.Response, bytes]:
         """Every request goes through here: the credential gate, our limits, then one bounded exchange.
 
-        The request counts in ``usage`` (and :attr:`usage`) once it is sent, whatever
-        becomes of it. Waiting at the gate, for the quota or for a free slot is our
-        own queue, not the server's time, so it comes before the deadline starts.
+        The request counts in ``usage`` (and :attr:`usage`) as soon as it is attempted,
+        whatever becomes of it, a refused connection included; one turned away at the
+        gate is not attempted. Waiting at the gate, for the quota or for a free slot
+        is our own queue, not the server's time, so it comes before the deadline starts.
         """
         async with self._gate.turn():
             await self._quota.acquire(tokens)

@@ -3,7 +3,10 @@
 For each configured endpoint: is it reachable, does it accept our credentials,
 does it list the configured model, which structured-output mode works, and how
 long one small call takes. Every check runs the same client code the analyzer
-uses, so what passes here is what the analyzer will meet.
+uses, so what passes here is what the analyzer will meet — except retries: each
+check is asked once, under the endpoint's deadline for the whole answer, so a
+dead or trickling endpoint costs doctor one deadline per check it reaches, not
+the analyzer's ladder of retries and backoff.
 """
 
 from __future__ import annotations

@@ -1,0 +1,392 @@
+"""Bounded waits, one credential check and true accounting, against a real misbehaving HTTP server.
+
+Each test runs the real CLI (`repodaily report` or `repodaily doctor`) on a real
+git repository against an OpenAI-compatible endpoint on 127.0.0.1 that answers
+as the test scripts it: a completion dripped a byte at a time, a body of tens
+of megabytes, a refused key, server errors, silence. The endpoint records every
+request it received, so the assertions count what really went over the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from click.testing import CliRunner
+from endpoint_simulator import (
+    SIMULATED_MODEL,
+    EndpointSimulator,
+    HttpRequest,
+    openai_error,
+    prompt_text,
+    retry_after_headers,
+    write_json,
+)
+
+from repodaily.cli import main
+from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.models import DailyReport
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+DAY = "2026-03-02"
+KEY_ENV = "REPODAILY_TEST_LLM_KEY"
+# A deadline small enough to keep each test to seconds, and what the client may add to it:
+# the backoff before the one retry is drawn from [0, 1) s; process work (git, rendering) is the slack.
+DEADLINE_S = 1.0
+ATTEMPTS = 2
+BACKOFF_CEILING_S = 1.0
+SLACK_S = 1.5
+HIGHLIGHTS_MARK = "key points"  # in the system prompt of the day's highlights call (English)
+
+VERDICT = {
+    "type": "fix",
+    "secondary_types": [],
+    "importance": "high",
+    "importance_reason": "Fixes a crash users hit.",
+    "flags": {"security": False, "breaking": False, "user_facing": True},
+    "summary": ["Returns None for a missing key."],
+    "one_line": "Fix a crash on a missing cache key.",
+    "impact_scope": ["cache"],
+    "insights": [{"aspect": "maintainability", "text": "Removes a KeyError path."}],
+    "risks": ["Callers that relied on the exception change behaviour."],
+    "recommendations": [{"audience": "users", "text": "Upgrade if you read missing keys."}],
+}
+
+Answer = Callable[["ScriptedEndpoint", HttpRequest, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
+Script = Callable[[HttpRequest, int], Answer | None]
+
+
+def _reply_to(body: dict[str, Any]) -> dict[str, Any]:
+    """A valid answer to whichever structured call this is: the day's highlights, or a commit's verdict."""
+    if HIGHLIGHTS_MARK in prompt_text(body):
+        return {"highlights": [{"text": "A cache fix lands.", "shas": ["0000000"]}]}
+    return VERDICT
+
+
+class ScriptedEndpoint(EndpointSimulator):
+    """The endpoint simulator, with each request answered as `script(request, chat_index)` says.
+
+    `script` returns an answer for the request, or None for the simulator's own
+    (a valid completion; `GET /v1/models` lists `simulator`). `chat_index` counts
+    the chat requests before this one.
+    """
+
+    def __init__(self, script: Script) -> None:
+        super().__init__(concurrency=64, verdict=_reply_to)
+        self._script = script
+        self.received: list[HttpRequest] = []
+        #: Body bytes a flooding answer handed to the socket before the client hung up.
+        self.flooded = 0
+
+    @property
+    def chat(self) -> list[HttpRequest]:
+        return [r for r in self.received if r.path.endswith("/chat/completions")]
+
+    def prompts(self) -> list[str]:
+        return [prompt_text(r.json()) for r in self.chat]
+
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        answer = self._script(request, len(self.chat))
+        self.received.append(request)
+        if answer is None:
+            await super()._respond(request, reader, writer)
+        else:
+            await answer(self, request, reader, writer)
+
+
+def on_chat(answer: Answer, *, first: int | None = None) -> Script:
+    """`answer` for chat requests (only the first `first` of them, when given); the simulator for the rest."""
+
+    def script(request: HttpRequest, chat_index: int) -> Answer | None:
+        is_chat = request.path.endswith("/chat/completions")
+        return answer if is_chat and (first is None or chat_index < first) else None
+
+    return script
+
+
+def on_path(suffix: str, answer: Answer) -> Script:
+    return lambda request, _: answer if request.path.endswith(suffix) else None
+
+
+def status(code: int) -> Answer:
+    """An OpenAI-style error; a retried status says `Retry-After: 0`, so retries cost no wall time."""
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        headers = retry_after_headers(0) if code >= 500 else []
+        await write_json(writer, code, openai_error(code, f"scripted HTTP {code}"), headers)
+
+    return answer
+
+
+def drip(interval_s: float, *, longest_s: float = 12.0) -> Answer:
+    """A valid completion (or model list), headers at once, then its body one byte per `interval_s`.
+
+    A byte a second against a 30 s deadline, scaled down: every byte comes well
+    inside a per-read timeout of `DEADLINE_S`, so only a deadline on the whole
+    answer ends the wait. The drip stops after `longest_s` (a client without such
+    a deadline has shown it by then) or when the client hangs up.
+    """
+
+    async def answer(server: ScriptedEndpoint, request: HttpRequest, reader: asyncio.StreamReader, writer):
+        if request.method == "GET":
+            payload: Any = {"object": "list", "data": [{"id": SIMULATED_MODEL, "object": "model"}]}
+        else:
+            payload = server._completion(request.json())
+        body = json.dumps(payload).encode()
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+        writer.write(head.encode("latin-1"))
+        await writer.drain()
+        stop = time.monotonic() + longest_s
+        for index in range(len(body)):
+            if reader.at_eof() or time.monotonic() > stop:
+                return
+            writer.write(body[index : index + 1])
+            await writer.drain()
+            await asyncio.sleep(interval_s)
+
+    return answer
+
+
+def flood(total_bytes: int) -> Answer:
+    """A 200 whose body is `total_bytes` of JSON whitespace, streamed without a Content-Length."""
+
+    async def answer(server: ScriptedEndpoint, _: HttpRequest, __: asyncio.StreamReader, writer):
+        # A small send buffer, so `flooded` is close to what the client actually took in.
+        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n")
+        chunk = b" " * (64 * 1024)
+        while server.flooded < total_bytes:
+            writer.write(chunk)
+            await writer.drain()
+            server.flooded += len(chunk)
+
+    return answer
+
+
+async def silence(_: ScriptedEndpoint, __: HttpRequest, reader: asyncio.StreamReader, ___: asyncio.StreamWriter):
+    """Read the request, then say nothing (no status line) until the client hangs up."""
+    await reader.read(1)
+
+
+def completion_with(content: str) -> Answer:
+    """A well-formed completion carrying `content` as the model's text."""
+
+    async def answer(server: ScriptedEndpoint, request: HttpRequest, _: asyncio.StreamReader, writer):
+        payload = server._completion(request.json())
+        payload["choices"][0]["message"]["content"] = content
+        await write_json(writer, 200, payload)
+
+    return answer
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[[Script], ScriptedEndpoint]]:
+    running: list[ScriptedEndpoint] = []
+
+    def start(script: Script) -> ScriptedEndpoint:
+        running.append(ScriptedEndpoint(script).start())
+        return running[-1]
+
+    yield start
+    for endpoint in running:
+        endpoint.stop()
+
+
+def _day_repo(root: Path, commits: int) -> Path:
+    """`commits` small fixes on DAY, after an initial import the day before."""
+    builder = RepoBuilder(root / "repo")
+    builder.commit(
+        "Initial import",
+        when=datetime(2026, 3, 1, 9, tzinfo=SHANGHAI),
+        files={"app/cache.py": "def get(key, store):\n    return store[key]\n"},
+    )
+    start = datetime(2026, 3, 2, 9, tzinfo=SHANGHAI)
+    for n in range(commits):
+        builder.commit(
+            f"[Bugfix] Fix a crash in cache lookup {n} (#{n + 10})",
+            when=start + timedelta(minutes=10 * n),
+            files={f"app/part_{n}.py": f"def get_{n}(key, store):\n    return store.get(key)\n"},
+        )
+    return builder.path
+
+
+def _config(tmp_path: Path, endpoint: ScriptedEndpoint, **settings: object) -> Path:
+    values = {
+        "timeout_s": DEADLINE_S,
+        "timeout_per_1k_prompt_tokens_s": 0,
+        "max_retries": ATTEMPTS - 1,
+        "concurrency": 8,
+        "max_tokens": 400,
+        **settings,
+    }
+    lines = [
+        f'cache_dir = "{tmp_path / "cache"}"',
+        "[analyzer]",
+        'name = "llm"',
+        "concurrency = 8",
+        "[[llm.endpoints]]",
+        'name = "scripted"',
+        f'base_url = "{endpoint.base_url}"',
+        f'model = "{SIMULATED_MODEL}"',
+        f'api_key_env = "{KEY_ENV}"',
+        *(f"{key} = {json.dumps(value)}" for key, value in values.items()),
+    ]
+    path = tmp_path / "repodaily.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _report(repo: Path, config: Path) -> tuple[int, DailyReport, str, float]:
+    """One `repodaily report` run: exit code, the JSON report, stderr and the wall time."""
+    out = config.parent / "out"
+    args = ["report", str(repo), "--name", "acme/app", "--date", DAY, "--lang", "en", "--config", str(config)]
+    started = time.monotonic()
+    result = CliRunner().invoke(main, [*args, "--output", str(out), "--format", "json"], catch_exceptions=False)
+    elapsed = time.monotonic() - started
+    written = out / "2026" / "acme" / "app" / f"{DAY}.json"
+    return (
+        result.exit_code,
+        DailyReport.model_validate_json(written.read_text(encoding="utf-8")),
+        result.stderr,
+        elapsed,
+    )
+
+
+def _doctor(config: Path) -> tuple[int, str, float]:
+    started = time.monotonic()
+    result = CliRunner().invoke(main, ["doctor", "--config", str(config)], catch_exceptions=False)
+    return result.exit_code, result.stdout + result.stderr, time.monotonic() - started
+
+
+# --------------------------------------------------------------------------- every wait is bounded
+
+
+def test_a_dripping_answer_ends_at_the_deadline_and_the_commits_fall_back(tmp_path, serve):
+    endpoint = serve(on_chat(drip(0.2)))
+    repo = _day_repo(tmp_path, commits=3)
+    code, report, err, elapsed = _report(repo, _config(tmp_path, endpoint))
+    bound = DEADLINE_S * ATTEMPTS + BACKOFF_CEILING_S + SLACK_S
+    print(f"dripping endpoint: report took {elapsed:.2f} s (bound {bound:.2f} s)")
+    assert elapsed < bound, err
+    assert code == 1
+    assert {c.analysis.status for c in report.commits} == {"fallback"}
+    assert "within 1 s" in report.commits[0].analysis.note
+    assert len(endpoint.chat) == 3 * ATTEMPTS == report.run.calls
+
+
+def test_an_endpoint_that_never_answers_costs_one_round_of_deadlines_not_one_per_commit(tmp_path, serve):
+    """No answer says nothing about the key: requests then go out together rather than one by one."""
+    endpoint = serve(on_chat(silence))
+    repo = _day_repo(tmp_path, commits=6)
+    code, report, err, elapsed = _report(repo, _config(tmp_path, endpoint))
+    # The first request goes alone until it ends; then all six commits' attempts run side by side.
+    bound = DEADLINE_S * (ATTEMPTS + 1) + BACKOFF_CEILING_S + SLACK_S
+    print(f"silent endpoint: report of 6 commits took {elapsed:.2f} s (bound {bound:.2f} s)")
+    assert elapsed < bound, err
+    assert code == 1 and report.stats.degraded == 6
+    assert len(endpoint.chat) == 6 * ATTEMPTS == report.run.calls
+
+
+@pytest.mark.parametrize("path", ["/models", "/chat/completions"])
+def test_doctor_ends_at_the_deadline_when_the_endpoint_drips(tmp_path, serve, path):
+    endpoint = serve(on_path(path, drip(0.2)))
+    code, out, elapsed = _doctor(_config(tmp_path, endpoint, max_retries=4))
+    bound = DEADLINE_S + SLACK_S  # doctor asks once, without the retry ladder, and stops at the first failure
+    print(f"doctor, {path} dripping: {elapsed:.2f} s (bound {bound:.2f} s)")
+    assert elapsed < bound, out
+    assert code == 1 and "no complete answer within" in out
+    assert len(endpoint.received) == (1 if path == "/models" else 2)
+
+
+def test_a_huge_body_is_not_read_past_the_cap_and_never_sent_back(tmp_path, serve):
+    body_bytes, cap = 50 * 1024 * 1024, 1024 * 1024
+    endpoint = serve(on_chat(flood(body_bytes)))
+    repo = _day_repo(tmp_path, commits=1)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint, max_response_bytes=cap))
+    mib = 2**20
+    print(f"flooding endpoint: {endpoint.flooded / mib:.1f} MiB handed to the socket, of {body_bytes / mib:.0f} MiB")
+    assert code == 1
+    (commit,) = report.commits
+    assert commit.analysis.status == "fallback" and "max_response_bytes" in commit.analysis.note
+    # What the client took in is the cap plus the two sockets' buffers, far from the whole body.
+    assert endpoint.flooded < body_bytes / 4
+    # An oversized body is a broken server, not a bad answer: neither retried nor repaired.
+    assert len(endpoint.chat) == 1 == report.run.calls
+
+
+def test_a_reply_far_longer_than_max_tokens_is_not_echoed_in_the_repair_round(tmp_path, serve):
+    """JSON of the wrong shape gets a repair round, which restates the errors without the 300 kB reply."""
+    garbage = json.dumps({"type": "fix", "notes": "x" * 300_000})
+    endpoint = serve(on_chat(completion_with(garbage), first=1))
+    repo = _day_repo(tmp_path, commits=1)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint, max_tokens=400))
+    assert code == 0, err
+    assert max(len(r.body) for r in endpoint.chat) < len(garbage)
+    first, repair, *_ = endpoint.prompts()
+    assert "does not match the schema" in repair and "x" * 1000 not in repair
+    assert len(repair) < len(first) + 2000
+
+
+# --------------------------------------------------------------------------- refused credentials
+
+
+def test_a_refused_key_costs_one_request_per_run_at_concurrency_8(tmp_path, serve, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-test-refused-key")
+    endpoint = serve(on_chat(status(401)))
+    repo = _day_repo(tmp_path, commits=10)
+    config = _config(tmp_path, endpoint, max_retries=4)
+    for run in (1, 2):
+        code, report, err, _ = _report(repo, config)
+        print(f"refused key, run {run}: {len(endpoint.chat)} request(s) received in all")
+        assert len(endpoint.chat) == run  # one per run, whatever the concurrency; no highlights call
+        assert code == 1 and report.stats.degraded == 10
+        assert report.run.calls == 1
+        assert "refused" in err and "sk-test-refused-key" not in err + report.model_dump_json()
+
+
+# --------------------------------------------------------------------------- true accounting
+
+
+def test_run_calls_count_every_request_including_the_failed_ones(tmp_path, serve):
+    """Commit 0's requests all fail, commit 1's first one fails; the rest and the highlights are answered."""
+    commit_1_failed = False
+
+    def script(request: HttpRequest, _: int) -> Answer | None:
+        nonlocal commit_1_failed
+        prompt = prompt_text(request.json())
+        if HIGHLIGHTS_MARK in prompt:  # it lists every commit of the day
+            return None
+        if "cache lookup 0 (#" in prompt:
+            return status(500)
+        if "cache lookup 1 (#" in prompt and not commit_1_failed:
+            commit_1_failed = True
+            return status(500)
+        return None
+
+    endpoint = serve(script)
+    repo = _day_repo(tmp_path, commits=4)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 1
+    assert any(HIGHLIGHTS_MARK in prompt for prompt in endpoint.prompts())
+    print(f"one commit failing, one retried: run.calls {report.run.calls}, requests received {len(endpoint.chat)}")
+    assert report.run.calls == len(endpoint.chat) == ATTEMPTS + 2 + 1 + 1 + 1
+    assert report.run.prompt_tokens > 0 and report.run.completion_tokens > 0
+
+
+def test_a_day_whose_analyses_all_failed_is_counted_and_asks_no_highlights(tmp_path, serve):
+    endpoint = serve(on_chat(status(500)))
+    repo = _day_repo(tmp_path, commits=4)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 4
+    assert report.highlights == []
+    assert not any(HIGHLIGHTS_MARK in prompt for prompt in endpoint.prompts())
+    print(f"endpoint always failing: run.calls {report.run.calls}, requests received {len(endpoint.chat)}")
+    assert report.run.calls == len(endpoint.chat) == 4 * ATTEMPTS
