@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from repodaily.analyzers.heuristic import RuleSet
+from repodaily.errors import ConfigError
 from repodaily.models import FileCategory
 from repodaily.paths import Globs, PathClass, PathTable
 
@@ -139,6 +141,13 @@ def test_a_binary_file_no_class_claims_is_binary() -> None:
     assert PACKAGED.classify("tests/data/blob", binary=True) == "test"
 
 
+def test_every_class_the_heuristic_describes_is_a_class_of_the_table() -> None:
+    rules = RuleSet.load()
+    assert list(rules.paths) == list(PACKAGED.classes)
+    for name, path_class in PACKAGED.classes.items():
+        assert (rules.paths[name].category, rules.paths[name].globs) == (path_class.category, path_class.globs)
+
+
 # --------------------------------------------------------------------------- the glob dialect
 
 
@@ -192,3 +201,29 @@ def test_a_path_no_class_claims_is_source() -> None:
 def test_a_glob_that_names_no_file_is_rejected(glob: str) -> None:
     with pytest.raises(ValidationError, match="names no file"):
         PathClass(globs=[glob])
+
+
+@pytest.mark.parametrize("glob", ["", "/", "//"])
+def test_a_glob_that_names_no_file_is_a_config_error(glob: str) -> None:
+    with pytest.raises(ConfigError, match=r"paths\.docs\.globs"):
+        RuleSet.load({"paths": {"docs": {"globs": [glob]}}})
+    with pytest.raises(ConfigError, match=r"dependencies\.manifests"):
+        RuleSet.load({"dependencies": {"manifests": [glob]}})
+
+
+# --------------------------------------------------------------------------- conventions extend the one table
+
+
+def test_a_class_an_extension_adds_is_tried_after_the_tables_own() -> None:
+    table = RuleSet.load({"paths": {"kernels": {"globs": ["*.cu"]}}}).path_table
+    assert table.classify("csrc/attention.cu") == "kernels"
+    assert table.classify("tests/kernels/attention_test.cu") == "test"
+    assert table.category("csrc/attention.cu") == FileCategory.source  # a new class is source unless it says otherwise
+
+
+def test_the_fingerprint_changes_with_the_path_table() -> None:
+    default = RuleSet.load()
+    assert RuleSet.load({"paths": {"docs": {"globs": ["manual/"]}}}).fingerprint != default.fingerprint
+    assert RuleSet.load({"paths": {"tooling": {"category": "test"}}}).fingerprint != default.fingerprint
+    # The packaged table itself is part of what the fingerprint hashes.
+    assert default.model_dump(mode="json")["paths"]["binary"]["globs"] == PACKAGED.classes["binary"].globs
