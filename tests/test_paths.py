@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from pydantic import ValidationError
 
-from repodaily.analyzers.heuristic import RuleSet
+from repodaily.analyzers import create_analyzer
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
+from repodaily.context import build_input
 from repodaily.errors import ConfigError
-from repodaily.models import FileCategory
+from repodaily.models import Commit, Coverage, FileCategory, FileChange, FileStatus
 from repodaily.paths import Globs, PathClass, PathTable
 
 PACKAGED = PathTable.packaged()
@@ -212,6 +216,38 @@ def test_a_glob_that_names_no_file_is_a_config_error(glob: str) -> None:
 
 
 # --------------------------------------------------------------------------- conventions extend the one table
+
+
+VENDORED = {"paths": {"vendored": {"globs": ["kernels/external/"], "category": "generated", "ignorable": True}}}
+
+
+def _commit(*paths: str) -> Commit:
+    patch = "@@ -1,2 +1,3 @@\n keep()\n-old()\n+new()\n+more()\n"
+    return Commit(
+        sha="a" * 40,
+        parents=["b" * 40],
+        author_name="Ada",
+        authored_at=datetime(2026, 3, 2, 4, 0, tzinfo=UTC),
+        committed_at=datetime(2026, 3, 2, 4, 0, tzinfo=UTC),
+        subject="Update the kernels",
+        files=[
+            FileChange(path=path, status=FileStatus.modified, additions=2, deletions=1, patch=patch) for path in paths
+        ],
+    )
+
+
+def test_conventions_extend_the_table_for_the_heuristic_and_the_context_alike() -> None:
+    analyzer = HeuristicAnalyzer(language="en", conventions=VENDORED)
+    commit = _commit("kernels/external/cutlass.cu", "kernels/attention.cu")
+    item = build_input("acme/engine", commit, budget_tokens=6000, paths=analyzer.path_table)
+    coverage = {f.path: (f.category, f.coverage) for f in item.receipt.files}
+    assert coverage["kernels/external/cutlass.cu"] == (FileCategory.generated, Coverage.stats_only)
+    assert coverage["kernels/attention.cu"] == (FileCategory.source, Coverage.full)
+    assert analyzer.path_table.classify("kernels/external/cutlass.cu") == "vendored"
+    # The packaged table, and so any analyzer without conventions, still reads the file.
+    plain = build_input("acme/engine", commit, budget_tokens=6000)
+    assert {f.path: f.category for f in plain.receipt.files}["kernels/external/cutlass.cu"] == FileCategory.source
+    assert create_analyzer("heuristic").path_table.classify("kernels/external/cutlass.cu") == "source"
 
 
 def test_a_class_an_extension_adds_is_tried_after_the_tables_own() -> None:
