@@ -1,4 +1,4 @@
-"""The context stage: token estimate, path classes, and the budgeted analysis input.
+"""The context stage: token estimate and the budgeted analysis input (path classes: test_paths.py).
 
 The stage is pure, so commits are built directly from the models: no git needed.
 """
@@ -12,15 +12,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from repodaily.context import (
-    DEFAULT_PATH_RULES,
-    MIN_CLIP_TOKENS,
-    PathRule,
-    build_input,
-    classify_path,
-    count_tokens,
-)
-from repodaily.models import Commit, Coverage, FileCategory, FileChange, FileStatus
+from repodaily.context import MIN_CLIP_TOKENS, build_input, count_tokens
+from repodaily.models import Commit, Coverage, FileChange, FileStatus
 
 # --------------------------------------------------------------------------- tokens
 
@@ -106,116 +99,6 @@ def test_counting_a_megabyte_of_diff_takes_well_under_a_second():
     started = time.perf_counter()
     count_tokens(megabyte)
     assert time.perf_counter() - started < 1.0
-
-
-# --------------------------------------------------------------------------- paths
-
-
-@pytest.mark.parametrize(
-    ("path", "category"),
-    [
-        # vLLM
-        ("vllm/model_executor/models/qwen3_5.py", FileCategory.source),
-        ("csrc/attention/x.cu", FileCategory.source),
-        ("csrc/quantization/fp8/common.cuh", FileCategory.source),
-        ("vllm/benchmarks/serve.py", FileCategory.source),
-        ("vllm/entrypoints/openai/chat_template.jinja", FileCategory.source),
-        ("tests/kernels/test_x.py", FileCategory.test),
-        ("tests/tokenizers_/fixtures/test_output_4.txt", FileCategory.test),
-        ("tests/conftest.py", FileCategory.test),
-        ("benchmarks/kernels/benchmark_moe.py", FileCategory.test),
-        ("examples/offline_inference/basic/basic.py", FileCategory.test),
-        ("examples/online_serving/dashboards/README.md", FileCategory.docs),
-        ("docs/models/supported_models.md", FileCategory.docs),
-        ("docs/mkdocs/hooks/url_schemes.py", FileCategory.docs),
-        ("README.md", FileCategory.docs),
-        ("CHANGELOG.md", FileCategory.docs),
-        ("LICENSE", FileCategory.docs),
-        (".buildkite/test-pipeline.yaml", FileCategory.build),
-        (".github/workflows/pre-commit.yml", FileCategory.build),
-        ("requirements/cuda.txt", FileCategory.build),
-        ("requirements/test.in", FileCategory.build),
-        ("requirements-dev.txt", FileCategory.build),
-        ("setup.py", FileCategory.build),
-        ("pyproject.toml", FileCategory.build),
-        ("CMakeLists.txt", FileCategory.build),
-        ("cmake/utils.cmake", FileCategory.build),
-        ("docker/Dockerfile.rocm", FileCategory.build),
-        ("Dockerfile", FileCategory.build),
-        (".pre-commit-config.yaml", FileCategory.build),
-        ("vllm/model_executor/layers/fused_moe/configs/E=128,N=384,device_name=NVIDIA_B200.json", FileCategory.build),
-        ("vllm/third_party/pynvml.py", FileCategory.generated),
-        ("uv.lock", FileCategory.generated),
-        ("docs/assets/design/hierarchy.png", FileCategory.binary),
-        ("docs/assets/models/pooling_models/score_types.svg", FileCategory.binary),
-        # elsewhere
-        ("pkg/cmd/root_test.go", FileCategory.test),
-        ("src/components/__tests__/Button.tsx", FileCategory.test),
-        ("src/api/client.spec.ts", FileCategory.test),
-        ("testing/helpers.py", FileCategory.test),
-        ("Makefile", FileCategory.build),
-        ("Cargo.toml", FileCategory.build),
-        ("package.json", FileCategory.build),
-        (".gitlab-ci.yml", FileCategory.build),
-        ("Cargo.lock", FileCategory.generated),
-        ("package-lock.json", FileCategory.generated),
-        ("poetry.lock", FileCategory.generated),
-        ("static/js/app.min.js", FileCategory.generated),
-        ("vendor/github.com/spf13/pflag/flag.go", FileCategory.generated),
-        ("third_party/cutlass/include/cutlass.h", FileCategory.generated),
-        ("proto/service_pb2.py", FileCategory.generated),
-        ("api/v1/service.pb.go", FileCategory.generated),
-        ("src/schema.generated.ts", FileCategory.generated),
-        ("weights/model.safetensors", FileCategory.binary),
-        ("dist/release.tar.gz", FileCategory.binary),
-        ("src/main.rs", FileCategory.source),
-        ("lib/parser.ts", FileCategory.source),
-        ("bin/launch", FileCategory.source),
-    ],
-)
-def test_paths_are_classified_like_a_maintainer_would(path, category):
-    assert classify_path(path) == category
-
-
-def test_binary_flag_wins_over_the_path():
-    assert classify_path("vllm/model_executor/models/llama.py", binary=True) == FileCategory.binary
-
-
-def test_path_classes_ignore_case():
-    assert classify_path("Readme.MD") == FileCategory.docs
-    assert classify_path("assets/Logo.PNG") == FileCategory.binary
-
-
-def test_first_matching_rule_wins():
-    rules = (PathRule("**/generated/", FileCategory.generated), *DEFAULT_PATH_RULES)
-    assert classify_path("tests/generated/test_x.py", rules=rules) == FileCategory.generated
-    assert classify_path("tests/generated/test_x.py") == FileCategory.test
-
-
-@pytest.mark.parametrize(
-    ("pattern", "path", "matches"),
-    [
-        ("*.py", "a/b/c.py", True),  # a name pattern matches in any directory
-        ("src/*.py", "src/a.py", True),  # a path pattern is anchored at the root
-        ("src/*.py", "lib/src/a.py", False),
-        ("src/*.py", "src/sub/a.py", False),  # * stays within one component
-        ("src/**", "src/sub/a.py", True),
-        ("**/gen/", "a/b/gen/x/y.py", True),  # trailing / takes everything below
-        ("**/gen/", "gen/y.py", True),
-        ("**/gen/", "a/regen/y.py", False),
-        ("*.[ch]", "x/y.h", True),
-        ("*.[!ch]", "x/y.h", False),
-        ("file?.txt", "file1.txt", True),
-    ],
-)
-def test_rule_patterns_follow_the_documented_glob_syntax(pattern, path, matches):
-    rules = (PathRule(pattern, FileCategory.generated),)
-    expected = FileCategory.generated if matches else FileCategory.source
-    assert classify_path(path, rules=rules) == expected
-
-
-def test_a_path_no_rule_matches_is_source():
-    assert classify_path("anything/at/all.xyz", rules=()) == FileCategory.source
 
 
 # --------------------------------------------------------------------------- budget

@@ -13,7 +13,7 @@ from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, available_
 from repodaily.config import Config, load_config
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import AnalysisError, ConfigError
-from repodaily.models import Analysis, AnalysisInput, AnalysisStatus, DailyReport, Importance
+from repodaily.models import Analysis, AnalysisInput, AnalysisStatus, Coverage, DailyReport, FileCategory, Importance
 from repodaily.pipeline import Pipeline
 from repodaily.store import Store
 
@@ -190,3 +190,13 @@ def test_fallback_analyzer_uses_the_repositorys_conventions(tmp_path: Path, kern
     analysis = _analysis(_report(_config(tmp_path, kernel_repo, inline, analyzer="always-failing")))
     assert analysis.status == AnalysisStatus.fallback
     assert analysis.importance == Importance.medium
+
+
+def test_path_conventions_also_decide_what_the_context_stage_reads(tmp_path: Path, kernel_repo: Path) -> None:
+    inline = 'conventions = { paths = { vendored = { globs = ["csrc/"], category = "generated", ignorable = true } } }'
+    (receipt,) = _analysis(_report(_config(tmp_path, kernel_repo, inline))).coverage.files
+    assert (receipt.category, receipt.coverage) == (FileCategory.generated, Coverage.stats_only)
+    # An analyzer that does not take up the conventions reads by the package's table.
+    (receipt,) = _analysis(_report(_config(tmp_path, kernel_repo, inline, analyzer="always-failing"))).coverage.files
+    assert receipt.category == FileCategory.source
+    assert receipt.coverage != Coverage.stats_only

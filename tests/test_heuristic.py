@@ -10,7 +10,6 @@ import pytest
 
 from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
-from repodaily.context.paths import classify_path
 from repodaily.errors import ConfigError
 from repodaily.models import (
     Analysis,
@@ -24,6 +23,7 @@ from repodaily.models import (
     FileStatus,
     Importance,
 )
+from repodaily.paths import PathTable
 from repodaily.render.labels import EN, ZH
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -544,7 +544,7 @@ def test_insights_do_not_repeat_the_aspect_label_the_renderer_prints(language: s
 
 def judge_paths(subject: str, *paths: str) -> tuple[ChangeType, Importance]:
     """Type and importance of a commit touching ``paths``, each filed as the context stage files it."""
-    result = judge(subject, *(change(path, classify_path(path)) for path in paths))
+    result = judge(subject, *(change(path, PathTable.packaged().category(path)) for path in paths))
     return result.type, result.importance
 
 

@@ -224,7 +224,8 @@ class Pipeline:
         self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
-        item = build_input(repo, commit, budget_tokens=analyzer.context_budget(self.config.context.budget_tokens))
+        budget = analyzer.context_budget(self.config.context.budget_tokens)
+        item = build_input(repo, commit, budget_tokens=budget, paths=analyzer.path_table)
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(item)

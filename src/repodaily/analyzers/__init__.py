@@ -13,6 +13,7 @@ from importlib.metadata import entry_points
 
 from repodaily.errors import ConfigError
 from repodaily.models import Analysis, AnalysisInput, Highlight, Usage
+from repodaily.paths import PathTable
 
 __all__ = ["Analyzer", "AnalyzerFactory", "available_analyzers", "create_analyzer", "register_analyzer"]
 
@@ -35,6 +36,15 @@ class Analyzer(abc.ABC):
         It is part of the cache key: two analyzers with the same fingerprint must
         produce interchangeable analyses.
         """
+
+    @property
+    def path_table(self) -> PathTable:
+        """The path classes by which the context stage ranks this analyzer's files: the package's own.
+
+        An analyzer that extends them (the heuristic, by a repository's conventions)
+        returns its table here, and its fingerprint must change with it.
+        """
+        return PathTable.packaged()
 
     def context_budget(self, per_prompt_tokens: int) -> int:
         """Diff tokens of one commit this analyzer can use when one prompt carries ``per_prompt_tokens``.

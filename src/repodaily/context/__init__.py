@@ -6,14 +6,13 @@ can say which files were read whole, which were clipped and which were only
 counted. Pure: no git, no network, no model files.
 
 - :mod:`.tokens` estimates token counts offline;
-- :mod:`.paths` classifies paths (source, build, test, docs, generated, binary);
-- :mod:`.budget` spends the budget and writes the receipts.
+- :mod:`.budget` spends the budget and writes the receipts, ranking files by the
+  categories of :mod:`repodaily.paths` (source, build, test, docs, generated, binary).
 """
 
 from __future__ import annotations
 
 from repodaily.context.budget import MIN_CLIP_TOKENS, build_input
-from repodaily.context.paths import DEFAULT_PATH_RULES, PathRule, classify_path
 from repodaily.context.tokens import count_tokens
 
-__all__ = ["DEFAULT_PATH_RULES", "MIN_CLIP_TOKENS", "PathRule", "build_input", "classify_path", "count_tokens"]
+__all__ = ["MIN_CLIP_TOKENS", "build_input", "count_tokens"]

@@ -3,7 +3,7 @@
 An analyzer (a model, later) reads a bounded amount of diff, so what it reads is
 chosen on purpose and written down:
 
-1. Every file is classified (:mod:`.paths`) and its patch counted (:mod:`.tokens`).
+1. Every file is classified (:mod:`repodaily.paths`) and its patch counted (:mod:`.tokens`).
 2. Categories are served in :class:`~repodaily.models.FileCategory` order — source,
    build, test, docs — each deciding all its files before the next one gets what
    remains. Generated and binary files are never read: path and counts only.
@@ -32,11 +32,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate, groupby
 
-from repodaily.context.paths import DEFAULT_PATH_RULES, PathRule, classify_path
 from repodaily.context.tokens import count_tokens
 from repodaily.models import (
     AnalysisInput,
@@ -48,6 +46,7 @@ from repodaily.models import (
     FileChange,
     FileReceipt,
 )
+from repodaily.paths import PathTable
 
 __all__ = ["MIN_CLIP_TOKENS", "build_input"]
 
@@ -78,19 +77,20 @@ class _File:
         self.coverage = Coverage.clipped if self.change.patch_truncated else coverage
 
 
-def build_input(
-    repo: str, commit: Commit, *, budget_tokens: int, rules: Sequence[PathRule] = DEFAULT_PATH_RULES
-) -> AnalysisInput:
+def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTable | None = None) -> AnalysisInput:
     """What an analyzer may read about ``commit``: its metadata and at most ``budget_tokens`` of diff.
 
-    See the module docstring for how the budget is spent; the commit message is
-    outside it. Pure and deterministic: the same commit and budget give the same input.
+    Files are classed by ``paths``, the analyzer's path table (by default the
+    package's, :meth:`PathTable.packaged`). See the module docstring for how the
+    budget is spent; the commit message is outside it. Pure and deterministic:
+    the same commit, budget and table give the same input.
     """
     if budget_tokens < 0:
         raise ValueError(f"budget_tokens must not be negative, got {budget_tokens}")
+    table = paths or PathTable.packaged()
     files = sorted(
         (
-            _File(change, classify_path(change.path, binary=change.binary, rules=rules), count_tokens(change.patch))
+            _File(change, table.category(change.path, binary=change.binary), count_tokens(change.patch))
             for change in commit.files
         ),
         key=_rank,

@@ -33,6 +33,7 @@ from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import effective_message, parse_title
 from repodaily.errors import ConfigError
 from repodaily.models import Analysis, AnalysisInput, Flags, Importance
+from repodaily.paths import PathTable
 
 __all__ = ["HeuristicAnalyzer", "RuleSet", "available_conventions", "load_conventions"]
 
@@ -66,6 +67,11 @@ class HeuristicAnalyzer(Analyzer):
     @property
     def fingerprint(self) -> str:
         return f"heuristic/{self.rules.fingerprint}/{self.language}"
+
+    @property
+    def path_table(self) -> PathTable:
+        """The package's path classes extended by the repository's conventions; the fingerprint covers them."""
+        return self.rules.path_table
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
         return self.analyze_sync(item)

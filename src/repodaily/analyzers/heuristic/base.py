@@ -2,8 +2,9 @@
 
 A section is a strict, frozen model, so an unknown key is a configuration error
 and a loaded rule never changes. Its regular expressions are checked when the
-rules load (:func:`check_regex`), never halfway through a run; globs and tag
-names are read here the one way every section reads them.
+rules load (:func:`check_regex`), never halfway through a run; tag names are
+read here the one way every section reads them. Globs are the package's one
+dialect, :mod:`repodaily.paths`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["FLAGS", "Strict", "check_regex", "check_regexes", "glob_regex", "normalise_tag"]
+__all__ = ["FLAGS", "Strict", "check_regex", "check_regexes", "normalise_tag"]
 
 FLAGS = re.IGNORECASE | re.MULTILINE
 
@@ -42,27 +43,3 @@ def check_regexes(patterns: list[str], *, groups: tuple[str, ...] = ()) -> list[
 def normalise_tag(text: str) -> str:
     """``[Bug-Fix]``, ``[bug_fix]`` and ``[BUG FIX]`` are one tag: ``bug fix``."""
     return " ".join(text.lower().replace("-", " ").replace("_", " ").split())
-
-
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """``*`` stays in one directory, ``**`` spans any; a glob without ``/`` matches the file name."""
-    parts: list[str] = []
-    index = 0
-    while index < len(glob):
-        if glob.startswith("**/", index):
-            parts.append("(?:.*/)?")
-            index += 3
-        elif glob.startswith("**", index):
-            parts.append(".*")
-            index += 2
-        elif glob[index] == "*":
-            parts.append("[^/]*")
-            index += 1
-        elif glob[index] == "?":
-            parts.append("[^/]")
-            index += 1
-        else:
-            parts.append(re.escape(glob[index]))
-            index += 1
-    prefix = "" if "/" in glob else "(?:.*/)?"
-    return re.compile(prefix + "".join(parts) + r"\Z", re.IGNORECASE)

@@ -11,40 +11,37 @@ from functools import cached_property
 
 from pydantic import Field, field_validator
 
-from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes, glob_regex
+from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
 from repodaily.models import ChangeType, Importance
+from repodaily.paths import Globs, PathClass, check_globs
 
 __all__ = [
     "CoreRules",
     "DependencyRules",
     "DiffRules",
     "MovesRules",
-    "PathClass",
+    "PathClassRules",
     "ReleaseRules",
     "RemovedDefinitionRules",
 ]
 
 
-class PathClass(Strict):
-    """A class of files by path; when a commit changes only such files, ``type`` decides.
+class PathClassRules(PathClass):
+    """What a class of files means for a commit; when a commit changes only such files, ``type`` decides.
 
+    The class's globs and category come from the package's path table
+    (``repodaily/paths.toml``); a repository's conventions may set them here
+    too, which is how they extend that table for the analyzer and the context
+    stage alike.
     ``changelog`` files are read for the entries a commit adds (see :class:`ChangelogRules`).
     """
 
-    globs: list[str] = Field(default_factory=list)
     type: ChangeType | None = None
     max_importance: Importance | None = None
     user_facing: bool = False
     ignorable: bool = False
     core: bool = False
     changelog: bool = False
-
-    @cached_property
-    def _regexes(self) -> list[re.Pattern[str]]:
-        return [glob_regex(glob) for glob in self.globs]
-
-    def matches(self, path: str) -> bool:
-        return any(regex.match(path) for regex in self._regexes)
 
 
 class CoreRules(Strict):
@@ -66,19 +63,22 @@ class DependencyRules(Strict):
     dev_scopes: list[str] = Field(default_factory=list)
     semver_major_importance: Importance = Importance.medium
 
-    @cached_property
-    def _manifest_regexes(self) -> list[re.Pattern[str]]:
-        return [glob_regex(glob) for glob in self.manifests]
+    @field_validator("manifests", "not_shipped")
+    @classmethod
+    def _check_globs(cls, value: list[str]) -> list[str]:
+        return check_globs(value)
 
     @cached_property
-    def _not_shipped_regexes(self) -> list[re.Pattern[str]]:
-        return [glob_regex(glob) for glob in self.not_shipped]
+    def _manifests(self) -> Globs:
+        return Globs(self.manifests)
+
+    @cached_property
+    def _not_shipped(self) -> Globs:
+        return Globs(self.not_shipped)
 
     def ships(self, path: str) -> bool:
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
-        return any(r.match(path) for r in self._manifest_regexes) and not any(
-            r.match(path) for r in self._not_shipped_regexes
-        )
+        return self._manifests.matches(path) and not self._not_shipped.matches(path)
 
     @field_validator("version_line")
     @classmethod

@@ -33,7 +33,7 @@ class Files:
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
-    classes = [rules.path_class(f.path, f.category) for f in files]
+    classes = [rules.path_table.classify(f.path, binary=f.binary) for f in files]
     counted = [i for i, name in enumerate(classes) if not rules.path_rules(name).ignorable] or list(range(len(files)))
     lines: Counter[str] = Counter()
     for i in counted:

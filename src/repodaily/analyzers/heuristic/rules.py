@@ -31,7 +31,7 @@ from repodaily.analyzers.heuristic.diff_rules import (
     DependencyRules,
     DiffRules,
     MovesRules,
-    PathClass,
+    PathClassRules,
     ReleaseRules,
     RemovedDefinitionRules,
 )
@@ -44,7 +44,8 @@ from repodaily.analyzers.heuristic.message_rules import (
 )
 from repodaily.analyzers.heuristic.sentences import Messages
 from repodaily.errors import ConfigError
-from repodaily.models import ChangeType, FileCategory, Importance
+from repodaily.models import ChangeType, Importance
+from repodaily.paths import PathTable, packaged_path_classes
 from repodaily.tables import describe, merge
 
 __all__ = ["Audiences", "DecisionRules", "RuleSet"]
@@ -92,7 +93,7 @@ class RuleSet(Strict):
     tags: dict[str, TagRule] = Field(default_factory=dict)
     conventional: ConventionalRules
     patterns: dict[str, PatternRule] = Field(default_factory=dict)
-    paths: dict[str, PathClass] = Field(default_factory=dict)
+    paths: dict[str, PathClassRules] = Field(default_factory=dict)
     core: CoreRules = Field(default_factory=CoreRules)
     dependencies: DependencyRules
     removed_definitions: RemovedDefinitionRules = Field(default_factory=RemovedDefinitionRules)
@@ -122,7 +123,7 @@ class RuleSet(Strict):
         the whole new list. Raises :class:`~repodaily.errors.ConfigError` naming
         the offending key and ``source``, where ``extra`` came from.
         """
-        data = _packaged_table()
+        data = _packaged_rules()
         if extra:
             data = merge(data, extra)
             source = source or "heuristic rules (with extension)"
@@ -156,19 +157,20 @@ class RuleSet(Strict):
                 found.append(rule)
         return found
 
-    def path_class(self, path: str, category: FileCategory) -> str:
-        """The name of the class a file belongs to (see the ``[paths]`` tables)."""
-        for name, path_class in self.paths.items():
-            if path_class.matches(path):
-                return name
-        return category.value if category.value in self.paths else "source"
+    @cached_property
+    def path_table(self) -> PathTable:
+        """The package's path classes as this rule set extends them, for the analyzer and the context stage."""
+        return PathTable(self.paths)
 
-    def path_rules(self, name: str) -> PathClass:
-        return self.paths.get(name) or PathClass(user_facing=True)
+    def path_rules(self, name: str) -> PathClassRules:
+        return self.paths.get(name) or PathClassRules(user_facing=True)
 
 
 @cache
-def _packaged_table() -> dict[str, Any]:
-    # Parsed once; `merge` copies what it changes, so the cached table is never modified.
+def _packaged_rules() -> dict[str, Any]:
+    """``rules.toml`` over the package's path table, whose classes its ``[paths]`` tables describe.
+
+    Parsed once; `merge` copies what it changes, so the cached table is never modified.
+    """
     text = resources.files("repodaily.analyzers.heuristic").joinpath(RULES_FILE).read_text(encoding="utf-8")
-    return tomllib.loads(text)
+    return merge({"paths": packaged_path_classes()}, tomllib.loads(text))
