@@ -21,6 +21,7 @@ from repodaily.context import (
     count_tokens,
 )
 from repodaily.models import Commit, Coverage, FileCategory, FileChange, FileStatus
+from repodaily.sources.message import parse_message
 
 # --------------------------------------------------------------------------- tokens
 
@@ -249,9 +250,8 @@ def _commit(*files: FileChange, body: str = "") -> Commit:
         author_name="Ada Lovelace",
         authored_at=_WHEN,
         committed_at=_WHEN,
-        subject="[Core] Make the scheduler fair (#123)",
-        body=body,
         files=list(files),
+        **parse_message(f"[Core] Make the scheduler fair (#123)\n\n{body}").message_parts(),
     )
 
 

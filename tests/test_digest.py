@@ -12,20 +12,21 @@ from repodaily.models import (
     Importance,
     RunInfo,
 )
+from repodaily.sources.message import parse_message
 
 TZ = ZoneInfo("Asia/Shanghai")
 BASE = datetime(2026, 2, 9, 12, 0, tzinfo=TZ)
 
 
 def _commit(n: int, subject: str, body: str = "", files: list[FileChange] | None = None) -> Commit:
+    """A commit as the source builds it, its message parsed."""
     return Commit(
         sha=f"{n:x}".rjust(40, "a"),
         author_name=f"author {n}",
         authored_at=BASE,
         committed_at=BASE - timedelta(minutes=n),
-        subject=subject,
-        body=body,
         files=files or [],
+        **parse_message(f"{subject}\n\n{body}").message_parts(),
     )
 
 
