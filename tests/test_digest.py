@@ -90,6 +90,20 @@ def test_revert_points_at_the_reverted_commit_by_sha_and_by_title():
     assert [link.shas for link in reverts] == [[by_title.sha, original.sha], [by_sha.sha, original.sha]]
 
 
+def test_nested_and_tagged_reverts_point_at_the_title_they_name():
+    original = _commit(4, "[Perf] Cache tokenizer (#99)")
+    revert = _commit(3, 'Revert "[Perf] Cache tokenizer (#99)" (#100)')
+    again = _commit(2, 'Revert "Revert "[Perf] Cache tokenizer (#99)" (#100)" (#101)')
+    tagged = _commit(1, '[Bugfix] Revert "[Perf] Cache tokenizer"')
+    commits = [tagged, again, revert, original]
+    report = _report(commits, {c.sha: _analysis(Importance.low) for c in commits})
+    assert [(link.shas, link.label) for link in report.links if link.kind == "revert"] == [
+        ([tagged.sha, original.sha], "[Perf] Cache tokenizer"),
+        ([again.sha, revert.sha], 'Revert "[Perf] Cache tokenizer (#99)"'),
+        ([revert.sha, original.sha], "[Perf] Cache tokenizer"),
+    ]
+
+
 def test_series_parts_of_the_same_day_are_tied_together_in_order():
     parts = [
         _commit(1, "[XPU][2/N] add kernel (#2)"),
