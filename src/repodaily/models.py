@@ -200,13 +200,11 @@ class ContextFile(_Model):
     text: str = ""
 
 
-class AnalysisInput(_Model):
-    """Everything an analyzer may read about one commit."""
+class AnalysisInput(MessageParts):
+    """Everything an analyzer may read about one commit: its message's parts as :class:`Commit` has them, and more."""
 
     repo: str
     sha: str
-    subject: str
-    body: str
     author_name: str
     committed_at: datetime
     parents: list[str]
