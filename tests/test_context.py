@@ -14,6 +14,7 @@ import pytest
 
 from repodaily.context import MIN_CLIP_TOKENS, build_input, count_tokens
 from repodaily.models import Commit, Coverage, FileChange, FileStatus
+from repodaily.sources.message import parse_message
 
 # --------------------------------------------------------------------------- tokens
 
@@ -125,16 +126,15 @@ def _file(path: str, lines: int = 0, **fields) -> FileChange:
     return FileChange(path=path, additions=lines, deletions=0, patch=patch, **fields)
 
 
-def _commit(*files: FileChange, body: str = "") -> Commit:
+def _commit(*files: FileChange, body: str = "", subject: str = "[Core] Make the scheduler fair (#123)") -> Commit:
     return Commit(
         sha="a" * 40,
         parents=["b" * 40],
         author_name="Ada Lovelace",
         authored_at=_WHEN,
         committed_at=_WHEN,
-        subject="[Core] Make the scheduler fair (#123)",
-        body=body,
         files=list(files),
+        **parse_message(f"{subject}\n\n{body}").message_parts(),
     )
 
 
@@ -324,6 +324,17 @@ def test_commit_metadata_is_carried_over_and_not_counted():
     assert (analysis_input.author_name, analysis_input.committed_at) == ("Ada Lovelace", _WHEN)
     assert (analysis_input.total_additions, analysis_input.total_deletions) == (8, 2)
     assert analysis_input.receipt.tokens_sent == 0
+
+
+def test_the_parsed_message_travels_to_the_analyzer():
+    body = "This reverts commit 0123abcd.\n\nSigned-off-by: Ada <ada@example.invalid>"
+    commit = _commit(_file("vllm/a.py", 5), subject='Revert "[XPU][1/N] Add the op (#7)" (#9)', body=body)
+    item = build_input("vllm-project/vllm", commit, budget_tokens=100)
+    assert (item.title, item.pr_number) == ('Revert "[XPU][1/N] Add the op (#7)"', 9)
+    assert (item.revert, item.series) == (commit.revert, commit.series)
+    assert item.revert is not None and (item.revert.sha, item.revert.title) == ("0123abcd", "[XPU][1/N] Add the op")
+    assert [t.key for t in item.trailers] == ["Signed-off-by"]
+    assert item.prose == "This reverts commit 0123abcd.\n"
 
 
 def test_negative_budget_is_refused():

@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from message_parts import parsed_parts
 
 from repodaily.analyzers import Analyzer, register_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, available_conventions, load_conventions
@@ -86,8 +87,7 @@ def test_preset_teaches_the_repositorys_own_tags() -> None:
         {
             "repo": "vllm-project/vllm",
             "sha": "a" * 40,
-            "subject": subject,
-            "body": "",
+            **parsed_parts(subject),
             "author_name": "Ada",
             "committed_at": NOON,
             "parents": ["b" * 40],

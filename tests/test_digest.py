@@ -12,20 +12,21 @@ from repodaily.models import (
     Importance,
     RunInfo,
 )
+from repodaily.sources.message import parse_message
 
 TZ = ZoneInfo("Asia/Shanghai")
 BASE = datetime(2026, 2, 9, 12, 0, tzinfo=TZ)
 
 
 def _commit(n: int, subject: str, body: str = "", files: list[FileChange] | None = None) -> Commit:
+    """A commit as the source builds it, its message parsed."""
     return Commit(
         sha=f"{n:x}".rjust(40, "a"),
         author_name=f"author {n}",
         authored_at=BASE,
         committed_at=BASE - timedelta(minutes=n),
-        subject=subject,
-        body=body,
         files=files or [],
+        **parse_message(f"{subject}\n\n{body}").message_parts(),
     )
 
 
@@ -87,6 +88,20 @@ def test_revert_points_at_the_reverted_commit_by_sha_and_by_title():
     report = _report(commits, {c.sha: _analysis(Importance.low) for c in commits})
     reverts = [link for link in report.links if link.kind == "revert"]
     assert [link.shas for link in reverts] == [[by_title.sha, original.sha], [by_sha.sha, original.sha]]
+
+
+def test_nested_and_tagged_reverts_point_at_the_title_they_name():
+    original = _commit(4, "[Perf] Cache tokenizer (#99)")
+    revert = _commit(3, 'Revert "[Perf] Cache tokenizer (#99)" (#100)')
+    again = _commit(2, 'Revert "Revert "[Perf] Cache tokenizer (#99)" (#100)" (#101)')
+    tagged = _commit(1, '[Bugfix] Revert "[Perf] Cache tokenizer"')
+    commits = [tagged, again, revert, original]
+    report = _report(commits, {c.sha: _analysis(Importance.low) for c in commits})
+    assert [(link.shas, link.label) for link in report.links if link.kind == "revert"] == [
+        ([tagged.sha, original.sha], "[Perf] Cache tokenizer"),
+        ([again.sha, revert.sha], 'Revert "[Perf] Cache tokenizer (#99)"'),
+        ([revert.sha, original.sha], "[Perf] Cache tokenizer"),
+    ]
 
 
 def test_series_parts_of_the_same_day_are_tied_together_in_order():

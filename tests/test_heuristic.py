@@ -7,6 +7,7 @@ import re
 from datetime import UTC, datetime
 
 import pytest
+from message_parts import parsed_parts
 
 from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
@@ -58,8 +59,7 @@ def commit(subject: str, *files: ContextFile, body: str = "", parents: int = 1) 
     return AnalysisInput(
         repo="acme/engine",
         sha="0123456789abcdef0123456789abcdef01234567",
-        subject=subject,
-        body=body,
+        **parsed_parts(subject, body),
         author_name="Ada",
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
         parents=[str(n) * 40 for n in range(parents)],

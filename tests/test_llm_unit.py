@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from markdown_it import MarkdownIt
+from message_parts import parsed_parts
 
 from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.llm import (
@@ -197,8 +198,7 @@ def commit(
     return AnalysisInput(
         repo="acme/engine",
         sha=sha,
-        subject=subject,
-        body=body,
+        **parsed_parts(subject, body),
         author_name="Ada",
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
         parents=["f" * 40],

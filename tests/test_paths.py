@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from message_parts import parsed_parts
 from pydantic import ValidationError
 
 from repodaily.analyzers import create_analyzer
@@ -229,7 +230,7 @@ def _commit(*paths: str) -> Commit:
         author_name="Ada",
         authored_at=datetime(2026, 3, 2, 4, 0, tzinfo=UTC),
         committed_at=datetime(2026, 3, 2, 4, 0, tzinfo=UTC),
-        subject="Update the kernels",
+        **parsed_parts("Update the kernels"),
         files=[
             FileChange(path=path, status=FileStatus.modified, additions=2, deletions=1, patch=patch) for path in paths
         ],

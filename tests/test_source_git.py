@@ -299,7 +299,7 @@ def test_paths_with_spaces_unicode_and_quotes_come_out_right(builder: RepoBuilde
 # --------------------------------------------------------------------------- messages and encodings
 
 
-def test_subject_body_and_trailers_from_the_last_paragraph(builder: RepoBuilder, cache: Path) -> None:
+def test_message_is_read_and_parsed_into_the_commit(builder: RepoBuilder, cache: Path) -> None:
     message = (
         "[Bugfix] Fix the cache (#123)\n\nThe cache key ignored the dtype.\nNote: not a trailer here.\n\n"
         "Signed-off-by: Ada <ada@example.invalid>\nCo-authored-by: Bob\n  Builder <bob@example.invalid>\n\n\n"
@@ -309,7 +309,12 @@ def test_subject_body_and_trailers_from_the_last_paragraph(builder: RepoBuilder,
     commit = collect(open_local(builder, cache))[0]
 
     assert commit.subject == "[Bugfix] Fix the cache (#123)"
-    assert commit.pr_number == 123
+    assert (commit.title, commit.pr_number) == ("[Bugfix] Fix the cache", 123)
+    assert commit.headline_lines == [
+        "[Bugfix] Fix the cache (#123)",
+        "The cache key ignored the dtype.",
+        "Note: not a trailer here.",
+    ]
     assert commit.body.startswith("The cache key ignored the dtype.\nNote: not a trailer here.\n\nSigned-off-by")
     assert commit.body.endswith("Builder <bob@example.invalid>")
     assert [(t.key, t.value) for t in commit.trailers] == [
@@ -321,16 +326,6 @@ def test_subject_body_and_trailers_from_the_last_paragraph(builder: RepoBuilder,
         "ada@example.invalid",
         "GitHub",
     )
-
-
-def test_prose_last_paragraph_and_subject_only_messages_have_no_trailers(builder: RepoBuilder, cache: Path) -> None:
-    builder.commit("Fixes: everything", when=inside(9))
-    builder.commit("Refactor\n\nThis moves code.\nReason: it was in the wrong place.\n", when=inside(10))
-
-    prose, subject_only = collect(open_local(builder, cache))
-
-    assert prose.trailers == [] and subject_only.trailers == []
-    assert subject_only.body == ""
 
 
 def test_non_utf8_message_and_author_are_replaced_and_reported(builder: RepoBuilder, cache: Path) -> None:

@@ -2,12 +2,12 @@
 
 This is where the day is seen as a whole: stats, and links that no single
 commit shows — a revert pointing at what it reverts, the parts of a ``[k/N]``
-series landing together.
+series landing together. It reads what the source parsed out of each message
+(``Commit.revert``, ``Commit.series``, ``Commit.title``), never the text itself.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import date
@@ -24,11 +24,6 @@ from repodaily.models import (
     RunInfo,
     Stats,
 )
-
-_REVERTS_SHA_RE = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
-_REVERT_TITLE_RE = re.compile(r'^Revert\s+"(?P<title>.+)"\s*(\(#\d+\))?\s*$', re.IGNORECASE)
-_SERIES_RE = re.compile(r"\[(?P<part>\d+|last)\s*/\s*(?P<total>\d+|n)\]", re.IGNORECASE)
-_PR_SUFFIX_RE = re.compile(r"\s*\(#\d+\)\s*$")
 
 
 def _github_web_url(repo_url: str | None) -> str | None:
@@ -71,23 +66,22 @@ def _stats(commits: list[Commit], analyses: list[Analysis]) -> Stats:
 
 
 def _revert_links(commits: list[Commit]) -> list[DayLink]:
-    """Tie each revert to the commit it reverts, by SHA in the body or by quoted title."""
-    by_title = {_PR_SUFFIX_RE.sub("", c.subject): c for c in commits}
+    """Tie each revert to the commit it reverts: by the SHA its body names, else by the title it names.
+
+    A SHA is kept even when it is not one of the day's commits; a title only links
+    to a commit of the day that bears it.
+    """
+    by_title = {c.title: c for c in commits}
     links: list[DayLink] = []
     for commit in commits:
-        target: str | None = None
-        label = ""
-        if match := _REVERTS_SHA_RE.search(commit.body):
-            prefix = match.group(1).lower()
-            target = next((c.sha for c in commits if c.sha.startswith(prefix)), prefix)
-            label = prefix[:7]
-        elif match := _REVERT_TITLE_RE.match(commit.subject):
-            title = _PR_SUFFIX_RE.sub("", match.group("title"))
-            reverted = by_title.get(title)
-            target = reverted.sha if reverted else None
-            label = title
-        if target:
-            links.append(DayLink(kind="revert", label=label, shas=[commit.sha, target]))
+        revert = commit.revert
+        if revert is None:
+            continue
+        if revert.sha:
+            target = next((c.sha for c in commits if c.sha.startswith(revert.sha)), revert.sha)
+            links.append(DayLink(kind="revert", label=revert.sha[:7], shas=[commit.sha, target]))
+        elif revert.title and (reverted := by_title.get(revert.title)):
+            links.append(DayLink(kind="revert", label=revert.title, shas=[commit.sha, reverted.sha]))
     return links
 
 
@@ -95,11 +89,9 @@ def _series_links(commits: list[Commit]) -> list[DayLink]:
     """Group commits whose titles carry the same ``[k/N]`` series marker and other tags."""
     groups: dict[str, list[Commit]] = defaultdict(list)
     for commit in commits:
-        match = _SERIES_RE.search(commit.subject)
-        if not match:
-            continue
-        prefix = commit.subject[: match.start()].strip()
-        groups[f"{prefix} …/{match.group('total').upper()}".strip()].append(commit)
+        if series := commit.series:
+            total = "N" if series.total is None else series.total
+            groups[f"{series.key} …/{total}".strip()].append(commit)
     links = []
     for key, members in groups.items():
         if len(members) < 2:

@@ -9,7 +9,6 @@ these models.
 
 from __future__ import annotations
 
-import re
 from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -17,9 +16,6 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 REPORT_SCHEMA_VERSION = "1"
-
-_PR_RE = re.compile(r"\(#(\d+)\)\s*$")
-_TABLE_TRAILER_RE = re.compile(r"^\s*(signed-off-by|co-authored-by):", re.IGNORECASE)
 
 
 class _Model(BaseModel):
@@ -62,8 +58,65 @@ class Trailer(_Model):
     value: str
 
 
-class Commit(_Model):
-    """A commit as the source read it: metadata, message and first-parent diff."""
+class RevertRef(_Model):
+    """What a commit's message says it reverts; either part may be missing."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sha: str | None = Field(
+        default=None,
+        description="The commit that `This reverts commit <sha>` in the body names: 7 to 40 hex digits, lower case.",
+    )
+    title: str | None = Field(
+        default=None,
+        description=(
+            'The title the subject says it reverts: the quoted one of `Revert "<title>"` (a nested revert\'s '
+            "quotes kept), or the words after `Revert`; empty when it names none, null when the subject "
+            "does not say it reverts."
+        ),
+    )
+
+
+class SeriesRef(_Model):
+    """A ``[k/N]`` marker in a title: one part of a series of commits."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    part: int | Literal["last"]
+    total: int | None = Field(description="Null for an open-ended series (`[k/N]`).")
+    key: str = Field(description="The title before the marker, which names the series (often its tags).")
+
+
+class MessageParts(_Model):
+    """A commit message as the source parsed it (:func:`repodaily.sources.message.parse_message`).
+
+    :class:`Commit` and :class:`AnalysisInput` carry these fields, so no stage after
+    the source reads the message text again. The parsed parts have no defaults: a
+    commit or an input built by hand takes them from ``parse_message`` too, or an
+    analyzer would judge an empty title.
+    """
+
+    subject: str
+    body: str = ""
+    title: str = Field(description="The subject without its pull-request suffix `(#N)`.")
+    pr_number: int | None = Field(
+        description="From the subject's `(#N)` suffix or a `Merge pull request #N from …` subject."
+    )
+    revert: RevertRef | None
+    series: SeriesRef | None
+    trailers: list[Trailer] = Field(default_factory=list)
+    headline_lines: list[str] = Field(
+        description="The commit table's lines: the message before its first sign-off line, blank lines dropped."
+    )
+    prose: str = Field(description="The body without its sign-off and other attribution lines.")
+
+    def message_parts(self) -> dict[str, Any]:
+        """These fields by name, for another model that carries them: ``AnalysisInput(**commit.message_parts(), …)``."""
+        return {name: getattr(self, name) for name in MessageParts.model_fields}
+
+
+class Commit(MessageParts):
+    """A commit as the source read it: its message's parts, metadata and first-parent diff."""
 
     sha: str
     parents: list[str] = Field(default_factory=list)
@@ -72,9 +125,6 @@ class Commit(_Model):
     authored_at: datetime
     committer_name: str = ""
     committed_at: datetime
-    subject: str
-    body: str = ""
-    trailers: list[Trailer] = Field(default_factory=list)
     files: list[FileChange] = Field(default_factory=list)
     encoding_issues: list[str] = Field(
         default_factory=list,
@@ -92,25 +142,6 @@ class Commit(_Model):
     @property
     def message(self) -> str:
         return f"{self.subject}\n\n{self.body}".rstrip() if self.body else self.subject
-
-    @property
-    def pr_number(self) -> int | None:
-        match = _PR_RE.search(self.subject)
-        return int(match.group(1)) if match else None
-
-    @property
-    def headline_lines(self) -> list[str]:
-        """Message lines before the first sign-off/co-author trailer, blank lines dropped.
-
-        This is what the commit table shows; it reproduces the reference reports.
-        """
-        lines: list[str] = []
-        for line in self.message.splitlines():
-            if _TABLE_TRAILER_RE.match(line):
-                break
-            if line.strip():
-                lines.append(line)
-        return lines
 
 
 # --------------------------------------------------------------------------- context
@@ -169,13 +200,11 @@ class ContextFile(_Model):
     text: str = ""
 
 
-class AnalysisInput(_Model):
-    """Everything an analyzer may read about one commit."""
+class AnalysisInput(MessageParts):
+    """Everything an analyzer may read about one commit: its message's parts as :class:`Commit` has them, and more."""
 
     repo: str
     sha: str
-    subject: str
-    body: str
     author_name: str
     committed_at: datetime
     parents: list[str]

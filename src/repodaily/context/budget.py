@@ -78,7 +78,7 @@ class _File:
 
 
 def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTable | None = None) -> AnalysisInput:
-    """What an analyzer may read about ``commit``: its metadata and at most ``budget_tokens`` of diff.
+    """What an analyzer may read about ``commit``: metadata, parsed message, at most ``budget_tokens`` of diff.
 
     Files are classed by ``paths``, the analyzer's path table (by default the
     package's, :meth:`PathTable.packaged`). See the module docstring for how the
@@ -100,10 +100,9 @@ def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTab
         if category not in _NEVER_READ:
             remaining = _spend([file for file in group if not file.change.content_missing], remaining)
     return AnalysisInput(
+        **commit.message_parts(),
         repo=repo,
         sha=commit.sha,
-        subject=commit.subject,
-        body=commit.body,
         author_name=commit.author_name,
         committed_at=commit.committed_at,
         parents=list(commit.parents),

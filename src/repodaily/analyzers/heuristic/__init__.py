@@ -81,7 +81,7 @@ class HeuristicAnalyzer(Analyzer):
         writer = self._writer
         quote = writer.m.quote
         message = effective_message(item, self.rules)
-        title = parse_title(message.subject, self.rules, bare=message.sync_merge)
+        title = parse_title(message.title, self.rules, bare=message.sync_merge)
         facts = read_files(item.files, self.rules)
         # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
         evidence = (

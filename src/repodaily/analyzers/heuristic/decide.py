@@ -16,6 +16,7 @@ from repodaily.analyzers.heuristic.prose import MAX_QUOTED, clip, first_sentence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import Title, parse_title
 from repodaily.models import ChangeType, Importance
+from repodaily.sources.message import parse_subject
 
 __all__ = ["Judgement", "is_release", "judge"]
 
@@ -184,7 +185,7 @@ def _start(
 ) -> tuple[_Ladder, str | None]:
     """The importance a commit starts from, and why; a revert inherits what it reverts."""
     if basis == "revert":
-        inner = parse_title(title.revert_of or "", rules)
+        inner = parse_title(parse_subject(title.revert_of or ""), rules)
         inner_evidence = read_message(inner, "", rules, quote)
         if title.revert_of and depth < _MAX_REVERT_DEPTH and inner_evidence.says_anything:
             judged = judge(inner, inner_evidence, facts, rules, quote, depth + 1)

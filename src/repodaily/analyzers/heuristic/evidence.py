@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from repodaily.analyzers.heuristic.message_rules import PatternRule, TagRule
-from repodaily.analyzers.heuristic.prose import BREAKING_FOOTER, MAX_QUOTED, bare_text, body_lines, clip, prose_blocks
+from repodaily.analyzers.heuristic.prose import BREAKING_FOOTER, MAX_QUOTED, bare_text, clip, prose_blocks
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, Importance
@@ -89,7 +89,7 @@ def _apply_tag(evidence: Evidence, rule: TagRule, tag: str, cite: str, *, may_fl
 
 
 def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidence:
-    """Votes, caps and signals from the title's tags, prefix and patterns and from the body."""
+    """Votes, caps and signals from the title's tags, prefix and patterns and from the body's prose."""
     evidence = Evidence()
     for tag in title.tags:
         for rule in rules.lookup_tag(tag):
@@ -105,11 +105,10 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
         if title.bang:
             evidence.signal("breaking", "bang")
     stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
-    body_text = "\n".join(body_lines(body))
     texts = {
         "description": [title.description, stripped] if stripped != title.description else [title.description],
         "title": [title.subject],
-        "body": [body_text],
+        "body": [body],
     }
     for rule in rules.patterns.values():
         match = next((m for text in texts[rule.where] if (m := rule.regex.search(text))), None)

@@ -1,42 +1,33 @@
-"""Prose out of commit messages: body lines without trailers, paragraphs, first sentences, clipped quotes.
+"""Prose out of commit messages: paragraphs, first sentences, clipped quotes.
 
-The evidence reads a ``BREAKING CHANGE:`` footer with these, the judgement
-quotes a changelog entry in a reason, and the texts quote the body's first
-sentence; all of them quote the same way.
+They read the body's prose as the source parsed it (``AnalysisInput.prose``,
+sign-off lines already gone). The evidence reads a ``BREAKING CHANGE:`` footer
+with these, the judgement quotes a changelog entry in a reason, and the texts
+quote the body's first sentence; all of them quote the same way.
 """
 
 from __future__ import annotations
 
 import re
 
+from repodaily.sources.message import without_revert_notice
+
 __all__ = [
     "BREAKING_FOOTER",
     "MAX_QUOTED",
     "bare_text",
-    "body_lines",
     "body_sentence",
     "clip",
     "first_sentence",
     "prose_blocks",
 ]
 
-_TRAILER = re.compile(
-    r"^\s*(signed-off-by|co-authored-by|reviewed-by|acked-by|tested-by|reported-by|suggested-by|helped-by"
-    r"|cc|change-id):",
-    re.IGNORECASE,
-)
 BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
 _NOT_PROSE = ("#", "<", "|", "```", "---", ">", "[", "!", "http")
 _BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig."})
-_REVERT_BOILERPLATE = re.compile(r"^This reverts commit [0-9a-f]{7,40}\.?\s*", re.IGNORECASE)
 MAX_QUOTED = 200
-
-
-def body_lines(body: str) -> list[str]:
-    """The body without its trailers (``Signed-off-by:`` and the like), which say nothing about the change."""
-    return [line for line in body.splitlines() if not _TRAILER.match(line)]
 
 
 def bare_text(cite: str) -> str:
@@ -44,11 +35,11 @@ def bare_text(cite: str) -> str:
     return "".join(ch for ch in cite.lower() if ch.isalnum())
 
 
-def prose_blocks(body: str) -> list[str]:
-    """The body's paragraphs and list items, each with its line wraps joined into one line."""
+def prose_blocks(prose: str) -> list[str]:
+    """The paragraphs and list items of a body's prose, each with its line wraps joined into one line."""
     blocks: list[list[str]] = []
     current: list[str] = []
-    for raw in [*body_lines(body), ""]:
+    for raw in [*prose.splitlines(), ""]:
         line = raw.strip()
         if not line or _BULLET.match(line):
             if current:
@@ -79,10 +70,13 @@ def clip(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:—-") + "…"
 
 
-def body_sentence(body: str) -> str | None:
-    """The first sentence of the body's first prose paragraph, line wraps joined, never a fragment."""
-    for block in prose_blocks(body):
-        block = _REVERT_BOILERPLATE.sub("", block)
+def body_sentence(prose: str) -> str | None:
+    """The first sentence of the prose's first paragraph, line wraps joined, never a fragment.
+
+    A revert's ``This reverts commit <sha>.`` is skipped: what follows it gives the reason.
+    """
+    for block in prose_blocks(prose):
+        block = without_revert_notice(block)
         if block.startswith(_NOT_PROSE) or BREAKING_FOOTER.match(block):
             continue
         sentence = first_sentence(block)

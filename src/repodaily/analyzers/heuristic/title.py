@@ -1,9 +1,11 @@
 """Reading the message: the title and body the rules read, and the parts of the title.
 
-Only merge commits differ from their input: a pull-request merge hands over to
-the pull request's title, a branch-sync merge's title says nothing. A title
-splits into ``[Tag]`` prefixes, a Conventional Commits prefix, the description
-and the target of a revert.
+The source has parsed the message (:mod:`repodaily.sources.message`): the input
+carries the title without its pull-request suffix, what it reverts and the prose
+of the body. Only merge commits differ from their input: a pull-request merge
+hands over to the pull request's title, parsed here the same way, and a
+branch-sync merge's title says nothing. A title splits into ``[Tag]`` prefixes,
+a Conventional Commits prefix, the description and the target of a revert.
 """
 
 from __future__ import annotations
@@ -11,44 +13,41 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from repodaily.analyzers.heuristic.prose import body_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.models import AnalysisInput, ChangeType
+from repodaily.sources.message import SubjectParts, parse_subject, reverted_title, split_tags
 
 __all__ = ["Title", "effective_message", "parse_title"]
 
-_PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
-_LEADING_TAG = re.compile(r"^\s*\[([^\[\]]{1,80})\]\s*[:\-–—]?\s*")
 _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?(?P<bang>!)?:\s*(?P<rest>.*)$")
-_REVERT_QUOTED = re.compile(r'^revert\s*:?\s*"(?P<inner>.*)"\s*$', re.IGNORECASE)
-_REVERT_PLAIN = re.compile(r"^revert\b\s*:?\s*(?P<inner>.*)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class _Message:
     """The title and body the rules read: a pull-request merge hands over to the pull request's title."""
 
-    subject: str
-    body: str
+    title: SubjectParts
+    body: str  # prose: no sign-off or other attribution lines
     sync_merge: bool = False  # a merge that brings one branch into another: its title says nothing
 
 
 def effective_message(item: AnalysisInput, rules: RuleSet) -> _Message:
     """The message as the rules should read it; only merge commits (two parents or more) differ from the input."""
+    own = SubjectParts(item.title, item.pr_number, item.revert.title if item.revert else None, item.series)
     if len(item.parents) < 2:
-        return _Message(item.subject, item.body)
+        return _Message(own, item.prose)
     first = item.subject.strip().splitlines()[0].strip() if item.subject.strip() else ""
     merges = rules.merges
     if any(regex.search(first) for regex in merges.pull_request_regexes):
-        lines = body_lines(item.body)
+        lines = item.prose.splitlines()
         for index, line in enumerate(lines):
             text = line.strip()
             if text and not any(regex.search(text) for regex in merges.not_a_title_regexes):
-                return _Message(text, "\n".join(lines[index + 1 :]).strip())
-        return _Message(first, "", sync_merge=True)
+                return _Message(parse_subject(text), "\n".join(lines[index + 1 :]).strip())
+        return _Message(own, "", sync_merge=True)
     if any(regex.search(first) for regex in merges.sync_regexes):
-        return _Message(first, "", sync_merge=True)
-    return _Message(item.subject, item.body)
+        return _Message(own, "", sync_merge=True)
+    return _Message(own, item.prose)
 
 
 @dataclass(frozen=True)
@@ -68,21 +67,16 @@ class Title:
         return self.subject if self.revert_of is not None else (self.description or self.subject)
 
 
-def parse_title(subject: str, rules: RuleSet, *, bare: bool = False) -> Title:
-    """Split a first line into tags, a Conventional Commits prefix, the description and a revert target.
+def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> Title:
+    """Split a parsed title into tags, a Conventional Commits prefix, the description and a revert target.
 
     A ``bare`` title (a branch-sync merge) is kept whole for the texts and carries no evidence.
     """
-    lines = subject.strip().splitlines()
-    line = _PR_SUFFIX.sub("", lines[0].strip() if lines else "")
+    line = parts.title
     if bare:
         return Title(line)
-    rest = line
-    tags: list[str] = []
-    while match := _LEADING_TAG.match(rest):
-        tags.append(match.group(1).strip())
-        rest = rest[match.end() :]
-    revert_of = _revert_target(rest)
+    tags, rest = split_tags(line)
+    revert_of = parts.reverts
     if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
         revert_of = rest
     conventional, word, scope, bang = None, "", "", False
@@ -93,13 +87,6 @@ def parse_title(subject: str, rules: RuleSet, *, bare: bool = False) -> Title:
             conventional = rules.conventional.scope_types.get(scope.lower(), mapped)
             rest = match.group("rest").strip()
             if mapped == ChangeType.revert and revert_of is None:
-                revert_of = _revert_target(f"revert {rest}") or rest
-    return Title(line, tuple(tags), conventional, word, scope, bang, rest.strip(), revert_of)
-
-
-def _revert_target(text: str) -> str | None:
-    if match := _REVERT_QUOTED.match(text):
-        return _PR_SUFFIX.sub("", match.group("inner").strip())
-    if match := _REVERT_PLAIN.match(text):
-        return match.group("inner").strip().strip('"').strip()
-    return None
+                # Another word the conventions map to a revert (`undo: "…"`) names its target as `Revert` would.
+                revert_of = reverted_title(rest) or rest
+    return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of)

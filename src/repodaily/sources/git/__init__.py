@@ -15,7 +15,7 @@ replacements and named in ``Commit.encoding_issues`` instead of failing the run.
 
 Modules, lowest first: ``locations`` (URLs and names), ``process`` (running git),
 ``repository`` (opening a clone or mirror), ``stream`` (the log format and its line
-reader), ``patch`` (files and hunks), ``commits`` (headers, messages, trailers),
+reader), ``patch`` (files and hunks), ``commits`` (headers, parsed messages),
 ``partial`` (commits with absent blobs), ``log`` (the window).
 """
 

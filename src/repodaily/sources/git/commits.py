@@ -1,4 +1,4 @@
-"""Commits read from a ``git log -p`` stream: headers, messages and trailers, each commit with its files."""
+"""Commits read from a ``git log -p`` stream: headers and parsed messages, each commit with its files."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
-from repodaily.models import Commit, FileChange, Trailer
+from repodaily.models import Commit, FileChange
 from repodaily.sources.git.patch import FileDraft, parse_files
 from repodaily.sources.git.stream import HEADER_END, HEADER_START, LineReader, decode
+from repodaily.sources.message import parse_message
 
-_TRAILER_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9-]*)[ \t]*:[ \t]*(.*)$")
-_GIT_TRAILER_KEYS = {"signed-off-by", "co-authored-by"}
 _RAW_DATE_RE = re.compile(rb"(\d+) ([+-]\d+)")
 # git stores 64-bit seconds; a datetime ends in 9999, and a moment must stay
 # showable in every timezone, so the last day of 9999 is out too.
@@ -115,8 +114,8 @@ def _parse_date(raw: bytes, field_name: str, issues: list[str]) -> datetime:
 
 
 def _build_commit(header: _Header, files: list[FileChange], issues: list[str]) -> Commit:
-    subject, body = _split_message(header.message)
     return Commit(
+        **parse_message(header.message).message_parts(),
         sha=header.sha,
         parents=header.parents,
         author_name=header.author_name,
@@ -124,41 +123,7 @@ def _build_commit(header: _Header, files: list[FileChange], issues: list[str]) -
         authored_at=header.authored_at,
         committer_name=header.committer_name,
         committed_at=header.committed_at,
-        subject=subject,
-        body=body,
-        trailers=_trailers(header.message),
         files=files,
         encoding_issues=issues,
         date_issues=header.date_issues,
     )
-
-
-def _split_message(message: str) -> tuple[str, str]:
-    """Subject (the first line) and body (the rest, without surrounding blank lines)."""
-    subject, _, body = message.strip("\n").partition("\n")
-    return subject.rstrip(), body.lstrip("\n").rstrip()
-
-
-def _trailers(message: str) -> list[Trailer]:
-    """``Key: value`` lines of the message's last paragraph, as ``git interpret-trailers`` reads them.
-
-    The paragraph counts when every line is a trailer (or continues one), or when at
-    least a quarter are and one is a git-generated kind such as ``Signed-off-by``; the
-    subject paragraph never does.
-    """
-    paragraphs = [p for p in re.split(r"\n[ \t]*\n", message.strip()) if p.strip()]
-    if len(paragraphs) < 2:
-        return []
-    trailers: list[Trailer] = []
-    others = 0
-    for line in paragraphs[-1].splitlines():
-        if line[:1].isspace() and trailers:
-            trailers[-1].value = f"{trailers[-1].value} {line.strip()}"
-        elif match := _TRAILER_RE.match(line):
-            trailers.append(Trailer(key=match.group(1), value=match.group(2).strip()))
-        else:
-            others += 1
-    if not others:
-        return trailers
-    generated = any(t.key.lower() in _GIT_TRAILER_KEYS for t in trailers)
-    return trailers if generated and 3 * len(trailers) >= others else []
