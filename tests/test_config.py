@@ -32,7 +32,8 @@ def test_file_then_environment_then_flags_override(tmp_path):
 def test_repos_are_read(tmp_path):
     path = _write(tmp_path, '[[repos]]\nname = "o/r"\nurl = "https://github.com/o/r.git"\n')
     (repo,) = load_config(path, environ={}).repos
-    assert (repo.name, repo.location) == ("o/r", "https://github.com/o/r.git")
+    assert (repo.name, repo.label, repo.source) == ("o/r", "o/r", "git")
+    assert repo.source_settings["url"] == "https://github.com/o/r.git"
 
 
 @pytest.mark.parametrize(

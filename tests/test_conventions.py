@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 from message_parts import parsed_parts
+from registered import analyzer_plugin
 
-from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers import Analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, available_conventions, load_conventions
 from repodaily.config import Config, load_config
 from repodaily.demo.repo_builder import RepoBuilder
@@ -23,7 +24,7 @@ NOON = datetime(2026, 3, 2, 12, 0, tzinfo=timezone(timedelta(hours=8)))
 CORE_CONVENTIONS = '[paths.core]\nglobs = ["csrc/**"]\n'
 
 
-@register_analyzer("always-failing")
+@analyzer_plugin("always-failing")
 class _AlwaysFailing(Analyzer):
     """Stands for a provider that is down, so every commit takes the fallback."""
 

@@ -10,8 +10,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
+from registered import analyzer_plugin
 
-from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers import Analyzer
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import ProviderError
@@ -414,7 +415,7 @@ def test_eval_analyses_are_the_ones_reports_show(labelled_repo, tmp_path):
     assert json.loads(rerun.read_text(encoding="utf-8"))["cached"] == 4
 
 
-@register_analyzer("test-eval-endpoint-down")
+@analyzer_plugin("test-eval-endpoint-down")
 class _EndpointDown(Analyzer):
     name = "test-eval-endpoint-down"
 

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 import pytest
 from message_parts import parsed_parts
 
-from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
 from repodaily.errors import ConfigError
 from repodaily.models import (
@@ -25,6 +24,7 @@ from repodaily.models import (
     Importance,
 )
 from repodaily.paths import PathTable
+from repodaily.plugins import registry
 from repodaily.render.labels import EN, ZH
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -375,7 +375,7 @@ def test_fingerprint_changes_with_language_and_with_rules() -> None:
 
 
 def test_analysis_carries_receipt_fingerprint_and_ok_status() -> None:
-    analyzer = create_analyzer("heuristic", language="en", model="ignored")
+    analyzer = registry().create("analyzer", "heuristic", {}, "test", language="en", budget_tokens=6000)
     result = asyncio.run(analyzer.analyze(commit("Fix a hang", SOURCE)))
     assert result.coverage == _RECEIPT
     assert result.analyzer == analyzer.fingerprint

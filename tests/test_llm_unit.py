@@ -20,7 +20,6 @@ import pytest
 from markdown_it import MarkdownIt
 from message_parts import parsed_parts
 
-from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.llm import (
     ChatClient,
     EndpointSettings,
@@ -45,6 +44,7 @@ from repodaily.models import (
     Importance,
     Usage,
 )
+from repodaily.plugins import registry
 
 SECRET = "sk-test-5f1e2d3c4b5a69788796a5b4c3d2e1f0"
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -911,9 +911,8 @@ def test_fingerprint_changes_with_model_prompt_version_and_language(monkeypatch:
 
 
 def test_analyzer_registers_as_llm_and_builds_from_config_tables():
-    llm = create_analyzer(
-        "llm", language="en", endpoints=[{"name": "local", "base_url": "http://127.0.0.1:8080/v1/", "model": "qwen"}]
-    )
+    table = {"endpoints": [{"name": "local", "base_url": "http://127.0.0.1:8080/v1/", "model": "qwen"}]}
+    llm = registry().create("analyzer", "llm", table, "test", language="en", budget_tokens=6000)
     assert isinstance(llm, LLMAnalyzer) and llm.name == "llm"
     assert llm.settings.endpoints[0].base_url == "http://127.0.0.1:8080/v1"
     assert llm.fingerprint.startswith("llm/qwen/p1/en/")

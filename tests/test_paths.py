@@ -8,12 +8,12 @@ import pytest
 from message_parts import parsed_parts
 from pydantic import ValidationError
 
-from repodaily.analyzers import create_analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
 from repodaily.context import build_input
 from repodaily.errors import ConfigError
 from repodaily.models import Commit, Coverage, FileCategory, FileChange, FileStatus
 from repodaily.paths import Globs, PathClass, PathTable
+from repodaily.plugins import registry
 
 PACKAGED = PathTable.packaged()
 
@@ -248,7 +248,12 @@ def test_conventions_extend_the_table_for_the_heuristic_and_the_context_alike() 
     # The packaged table, and so any analyzer without conventions, still reads the file.
     plain = build_input("acme/engine", commit, budget_tokens=6000)
     assert {f.path: f.category for f in plain.receipt.files}["kernels/external/cutlass.cu"] == FileCategory.source
-    assert create_analyzer("heuristic").path_table.classify("kernels/external/cutlass.cu") == "source"
+    assert (
+        registry()
+        .create("analyzer", "heuristic", {}, "test", language="zh", budget_tokens=6000)
+        .path_table.classify("kernels/external/cutlass.cu")
+        == "source"
+    )
 
 
 def test_a_class_an_extension_adds_is_tried_after_the_tables_own() -> None:

@@ -13,6 +13,7 @@ from report_checks import ANALYSIS_KEYS, REPORT_KEYS
 import repodaily
 from repodaily.cli import main
 from repodaily.config import Config
+from repodaily.plugins import registry
 
 
 def test_all_is_sorted_and_every_name_exists():
@@ -61,9 +62,14 @@ def test_every_setting_is_in_the_commented_default_config():
             section = f"{match.group(1)}."
         elif match := re.match(r"([a-z_0-9]+) = ", line):
             documented.add(f"{section}{match.group(1)}")
-    missing = _keys(Config) - documented
+    plugins = registry()
+    # The built-ins' own tables: each analyzer's under its name, the git source's in [[repos]].
+    settings = _keys(Config) | _keys(plugins.get("source", "git").settings, "repos.")
+    for name in ("heuristic", "llm"):
+        settings |= _keys(plugins.get("analyzer", name).settings, f"{name}.")
+    missing = settings - documented
     assert missing == set()
-    assert {"repos.conventions", "llm.endpoints.api_key_env"} <= _keys(Config)
+    assert {"repos.conventions", "repos.url", "llm.endpoints.api_key_env"} <= settings
     tomllib.loads(text)  # and it parses
 
 

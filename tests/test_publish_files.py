@@ -1,3 +1,4 @@
+import asyncio
 import os
 import subprocess
 import sys
@@ -7,11 +8,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from repodaily.config import OutputConfig
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import ConfigError, PublishError
 from repodaily.models import DailyReport, RunInfo
-from repodaily.publish.files import report_path, write_atomic, write_reports
+from repodaily.publish.base import PublishContext
+from repodaily.publish.files import FilesPublisher, FilesSettings, report_path, write_atomic
+from repodaily.render.base import Artefact
 
 
 def _report(repo: str = "vllm-project/vllm") -> DailyReport:
@@ -19,27 +21,37 @@ def _report(repo: str = "vllm-project/vllm") -> DailyReport:
 
 
 def test_path_template_fields(tmp_path):
-    output = OutputConfig(dir=str(tmp_path), path="{year}/{owner}/{name}/{month}-{day}.{lang}.md")
+    output = FilesSettings(dir=str(tmp_path), path="{year}/{owner}/{name}/{month}-{day}.{lang}.md")
     assert report_path(output, _report(), "json") == tmp_path / "2026/vllm-project/vllm/02-09.zh.json"
 
 
 def test_default_path_is_reports_year_repo_date(tmp_path):
-    assert report_path(OutputConfig(), _report(), "md").as_posix() == "reports/2026/vllm-project/vllm/2026-02-09.md"
+    assert report_path(FilesSettings(), _report(), "md").as_posix() == "reports/2026/vllm-project/vllm/2026-02-09.md"
 
 
 def test_a_path_escaping_the_output_directory_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="leaves the output directory"):
-        report_path(OutputConfig(dir=str(tmp_path), path="{repo}/{date}.md"), _report("../x"), "md")
+        report_path(FilesSettings(dir=str(tmp_path), path="{repo}/{date}.md"), _report("../x"), "md")
 
 
-def test_write_reports_writes_each_format_and_dry_run_writes_nothing(tmp_path):
-    output = OutputConfig(dir=str(tmp_path / "out"), formats=["md", "json"])
-    rendered = {"md": "# 报告\n", "json": "{}\n"}
-    planned = write_reports(_report(), rendered, output, dry_run=True)
-    assert [f.written for f in planned] == [False, False]
+def _artefacts(**texts: str) -> list[Artefact]:
+    return [Artefact(format=name, suffix=name, media_type="text/plain", text=text) for name, text in texts.items()]
+
+
+def _publish(settings: FilesSettings, artefacts: list[Artefact], **context: object):
+    publisher = FilesPublisher(settings=settings, context=PublishContext(**context))  # type: ignore[arg-type]
+    return asyncio.run(publisher.publish(_report(), artefacts))
+
+
+def test_the_files_publisher_writes_each_artefact_and_a_dry_run_writes_nothing(tmp_path):
+    settings = FilesSettings(dir=str(tmp_path / "out"))
+    artefacts = _artefacts(md="# 报告\n", json="{}\n")
+    planned = _publish(settings, artefacts, dry_run=True)
+    assert planned.preview is not None and "# would write" in planned.preview and "# 报告" in planned.preview
     assert not (tmp_path / "out").exists()
-    written = write_reports(_report(), rendered, output)
-    assert [f.path.read_text(encoding="utf-8") for f in written] == ["# 报告\n", "{}\n"]
+    written = _publish(settings, artefacts)
+    assert written.preview is None
+    assert [Path(p).read_text(encoding="utf-8") for p in written.locations] == ["# 报告\n", "{}\n"]
 
 
 def test_atomic_write_leaves_the_old_file_and_no_temp_file_on_failure(tmp_path):

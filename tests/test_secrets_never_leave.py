@@ -12,6 +12,7 @@ stderr, the report files, the raw bytes of the SQLite files or their tables.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import html
 import json
@@ -29,11 +30,12 @@ from click.testing import CliRunner
 from endpoint_simulator import HttpRequest, LoopbackHttpServer, openai_error, prompt_text, write_json, write_response
 
 from repodaily.cli import main
-from repodaily.config import OutputConfig
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import Analysis, ChangeType, CoverageReceipt, DailyReport, Highlight, Importance, RunInfo
-from repodaily.publish.files import write_reports
+from repodaily.publish.base import PublishContext
+from repodaily.publish.files import FilesPublisher, FilesSettings
 from repodaily.redact import MASK, Redactor
+from repodaily.render.base import Artefact
 from repodaily.store import Store
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
@@ -119,12 +121,17 @@ def test_the_store_writes_no_secret(tmp_path):
 def test_the_report_writer_writes_and_shows_no_secret(tmp_path):
     report = DailyReport(repo="acme/app", date=date(2026, 3, 2), timezone="UTC", run=RunInfo(analyzer="h"))
     rendered = {"md": f"# key {KEY}\n", "json": json.dumps({"key": KEY, "b64": _b64(KEY)})}
-    output = OutputConfig(dir=str(tmp_path / "out"), formats=["md", "json"])
-    shown = write_reports(report, rendered, output, dry_run=True, redact=Redactor(SECRETS))
-    written = write_reports(report, rendered, output, redact=Redactor(SECRETS))
-    assert all(f.content is None for f in written)  # a written file's text lives on disk only
-    texts = [f.content or "" for f in shown] + [text for _, text in _written(tmp_path)]
-    assert len(texts) == 4 and [_leaks(text) for text in texts] == [[]] * len(texts)
+    artefacts = [Artefact(format=f, suffix=f, media_type="text/plain", text=text) for f, text in rendered.items()]
+    settings = FilesSettings(dir=str(tmp_path / "out"))
+
+    def publish(dry_run: bool) -> Any:
+        context = PublishContext(dry_run=dry_run, redact=Redactor(SECRETS))
+        return asyncio.run(FilesPublisher(settings=settings, context=context).publish(report, artefacts))
+
+    shown, written = publish(True), publish(False)
+    assert written.preview is None  # a written file's text lives on disk only
+    texts = [shown.preview or ""] + [text for _, text in _written(tmp_path)]
+    assert len(texts) == 3 and [_leaks(text) for text in texts] == [[]] * len(texts)
     assert json.loads((tmp_path / "out" / "2026" / "acme" / "app" / "2026-03-02.json").read_text())["key"] == MASK
 
 

@@ -13,60 +13,55 @@ The pipeline is importable for people who embed it::
         pipeline = Pipeline(config, store, redact=redact)
         (report,) = asyncio.run(pipeline.reports_for(config.repos[0], [date(2026, 2, 9)]))
     print(redact(render_markdown(report)))
+
+Plugins (sources, analyzers, renderers, publishers) enter through :func:`registry`;
+see :mod:`repodaily.hookspecs` and the README's architecture section.
+
+Every name below is imported on first use (PEP 562), so ``import repodaily.models``
+loads the models alone, not the HTTP client or the template engine.
 """
 
-from repodaily.analyzers import Analyzer, create_analyzer, register_analyzer
-from repodaily.config import Config, RepoConfig, load_config
-from repodaily.credentials import redactor_for
-from repodaily.errors import (
-    AnalysisError,
-    AuthError,
-    ConfigError,
-    InvalidOutput,
-    ProviderError,
-    PublishError,
-    RenderError,
-    RepodailyError,
-    SourceError,
-    StoreError,
-    Truncated,
-)
-from repodaily.models import Analysis, AnalysisInput, Commit, DailyReport
-from repodaily.pipeline import Pipeline, RunSummary
-from repodaily.redact import Redactor
-from repodaily.render import render_json, render_markdown
-from repodaily.store import Store
+import importlib as _importlib
+from typing import Any as _Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Analysis",
-    "AnalysisError",
-    "AnalysisInput",
-    "Analyzer",
-    "AuthError",
-    "Commit",
-    "Config",
-    "ConfigError",
-    "DailyReport",
-    "InvalidOutput",
-    "Pipeline",
-    "ProviderError",
-    "PublishError",
-    "Redactor",
-    "RenderError",
-    "RepoConfig",
-    "RepodailyError",
-    "RunSummary",
-    "SourceError",
-    "Store",
-    "StoreError",
-    "Truncated",
-    "__version__",
-    "create_analyzer",
-    "load_config",
-    "redactor_for",
-    "register_analyzer",
-    "render_json",
-    "render_markdown",
-]
+_EXPORTS = {
+    "Analysis": "repodaily.models",
+    "AnalysisError": "repodaily.errors",
+    "AnalysisInput": "repodaily.models",
+    "Analyzer": "repodaily.analyzers",
+    "AuthError": "repodaily.errors",
+    "Commit": "repodaily.models",
+    "Config": "repodaily.config",
+    "ConfigError": "repodaily.errors",
+    "DailyReport": "repodaily.models",
+    "InvalidOutput": "repodaily.errors",
+    "Pipeline": "repodaily.pipeline",
+    "PluginSpec": "repodaily.plugins",
+    "ProviderError": "repodaily.errors",
+    "PublishError": "repodaily.errors",
+    "Redactor": "repodaily.redact",
+    "RenderError": "repodaily.errors",
+    "RepoConfig": "repodaily.config",
+    "RepodailyError": "repodaily.errors",
+    "RunSummary": "repodaily.pipeline",
+    "SourceError": "repodaily.errors",
+    "Store": "repodaily.store",
+    "StoreError": "repodaily.errors",
+    "Truncated": "repodaily.errors",
+    "hookimpl": "repodaily.hookspecs",
+    "load_config": "repodaily.config",
+    "redactor_for": "repodaily.credentials",
+    "registry": "repodaily.plugins",
+    "render_json": "repodaily.render",
+    "render_markdown": "repodaily.render",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+
+def __getattr__(name: str) -> _Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(_importlib.import_module(_EXPORTS[name]), name)

@@ -31,6 +31,8 @@ import click
 from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
 
 from repodaily import __version__
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
@@ -40,9 +42,9 @@ from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
-from repodaily.publish.files import ReportFile
+from repodaily.plugins import Health, Kind, registry
+from repodaily.publish.base import Delivery
 from repodaily.redact import RedactingFormatter, Redactor
-from repodaily.sources.git import is_url
 from repodaily.store import Store
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
@@ -191,9 +193,10 @@ def _report_options(command: F) -> F:
         click.option(
             "--format",
             "formats",
-            type=click.Choice(["md", "json"]),
+            metavar="NAME",
             multiple=True,
-            help="Output format; repeat for both with --output (default from config: md; stdout takes one).",
+            help="Output format, a renderer: md or json, or a plugin's; repeat for several with --output "
+            "(default from config: md; stdout takes one).",
         ),
         click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
         click.option("--dry-run", is_flag=True, help="Print what would be written instead of writing it."),
@@ -222,6 +225,8 @@ def _load(config_path: str | None, **flags: Any) -> Config:
         output["formats"] = list(dict.fromkeys(flags["formats"]))
     if output:
         overrides["output"] = output
+    if flags.get("stdout"):
+        overrides["publish"] = [{"type": "stdout"}]
     return load_config(find_config_file(config_path, os.environ), overrides=overrides)
 
 
@@ -230,13 +235,12 @@ def _exit_code(summary: RunSummary) -> int:
     return EXIT_DEGRADED if degraded else EXIT_OK
 
 
-def _echo_files(files: Sequence[ReportFile]) -> None:
-    """Say what was written the moment it is, or show what a dry run would write."""
-    for file in files:
-        if file.written:
-            _echo(str(file.path))
-        else:
-            _echo(f"# would write {file.path}\n{file.content}")
+def _echo_delivery(delivery: Delivery) -> None:
+    """Say where a report went the moment it did, or show what a dry run would deliver."""
+    if delivery.preview is not None:
+        _echo(delivery.preview)
+    for location in delivery.locations if delivery.preview is None else []:
+        _echo(location)
 
 
 def _print_summary(summary: RunSummary) -> None:
@@ -278,16 +282,33 @@ def main(verbose: int) -> None:
     logging.basicConfig(level=level, handlers=[handler], force=True)
 
 
+def _located(location: str, source: str, **fields: Any) -> RepoConfig:
+    """The repository a command names by its location, as the ``source`` plugin reads locations."""
+    if not location:
+        raise ConfigError("PATH_OR_URL is empty")
+    spec = registry().get("source", source)
+    if spec.locate is None:
+        raise ConfigError(f"source {source!r} takes no location on the command line; configure it in [[repos]]")
+    return command_line_repo(source=source, **fields, **spec.locate(location))
+
+
 @main.command()
 @click.argument("location", metavar="PATH_OR_URL")
 @click.option(
     "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
 )
 @click.option("--branch", metavar="BRANCH", help="Branch to read (default: the default branch).")
+@click.option("--source", default="git", show_default=True, metavar="NAME", help="Source plugin that reads it.")
 @_report_options
 @_exits_cleanly
 def report(
-    location: str, name: str | None, branch: str | None, config_path: str | None, dry_run: bool, **flags: Any
+    location: str,
+    name: str | None,
+    branch: str | None,
+    source: str,
+    config_path: str | None,
+    dry_run: bool,
+    **flags: Any,
 ) -> None:
     """Report on one repository for one day or a range.
 
@@ -300,17 +321,13 @@ def report(
       repodaily report ~/src/vllm --name vllm-project/vllm --date 2026-02-09
       repodaily report https://github.com/vllm-project/vllm.git --since 2026-02-01 --until 2026-02-07 --output reports
     """
-    if not location:
-        raise ConfigError("PATH_OR_URL is empty")
     to_stdout = flags["output"] is None
     if to_stdout and len(set(flags["formats"])) > 1:
         raise ConfigError("stdout takes one --format; give --output DIR to write several")
-    config = _load(config_path, **flags)
+    config = _load(config_path, stdout=to_stdout, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
-    where = {"url": location} if is_url(location) else {"path": location}
-    repo = command_line_repo(name=name, branch=branch, **where)
-    code = _generate(config, [repo], days, to_stdout=to_stdout, dry_run=dry_run)
-    sys.exit(code)
+    repo = _located(location, source, name=name, **({"branch": branch} if branch else {}))
+    sys.exit(_generate(config, [repo], days, dry_run=dry_run))
 
 
 @main.command()
@@ -337,42 +354,18 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
         repos = [r for r in repos if r.name in only]
     if not repos:
         raise ConfigError("no repositories configured: add [[repos]] entries to repodaily.toml")
-    sys.exit(_generate(config, repos, days, to_stdout=False, dry_run=dry_run))
+    sys.exit(_generate(config, repos, days, dry_run=dry_run))
 
 
-def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, to_stdout: bool, dry_run: bool) -> int:
+def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, dry_run: bool) -> int:
     redact = _guard(config, *repos)
     with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress, redact=redact)
-        if to_stdout:
-            degraded = asyncio.run(_stream_to_stdout(pipeline, repos[0], days, config.output.formats[0]))
-            return EXIT_DEGRADED if degraded else EXIT_OK
-        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, on_files=_echo_files))
+        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, on_delivery=_echo_delivery))
     if len(repos) == 1 and summary.failed_repos:
         raise summary.failed_repos[0].error  # type: ignore[misc]
     _print_summary(summary)
     return _exit_code(summary)
-
-
-async def _stream_to_stdout(pipeline: Pipeline, repo: RepoConfig, days: list[Any], fmt: str) -> int:
-    """Print each day's report as soon as it is made; several days of JSON form one array.
-
-    Returns how many commits were degraded or incomplete.
-    """
-    as_array = fmt == "json" and len(days) > 1
-    degraded = 0
-    separator = "[\n" if as_array else ""
-    try:
-        async for report in pipeline.iter_reports(repo, days):
-            text = pipeline.render(report)[fmt]
-            degraded += report.stats.degraded + report.stats.incomplete
-            _echo(separator + (text.rstrip("\n") if as_array else text), nl=False)
-            separator = ",\n" if as_array else "\n"
-        if as_array:
-            _echo("\n]")
-    finally:
-        await pipeline.aclose()
-    return degraded
 
 
 @main.command("eval")
@@ -429,7 +422,8 @@ def evaluate_labels(
     redact = _guard(config)
     with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress, redact=redact)
-        result = asyncio.run(evaluate(pipeline, location, gold, name=name, labels_file=labels))
+        repository = _located(location, "git", name=name)
+        result = asyncio.run(evaluate(pipeline, repository, gold, labels_file=labels))
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
@@ -445,44 +439,61 @@ def evaluate_labels(
 )
 @_exits_cleanly
 def doctor(config_path: str | None) -> None:
-    """Check the configured LLM endpoints.
+    """Check what the configured plugins depend on.
 
-    For each endpoint of [[llm.endpoints]] (or LLM_BASE_URL / LLM_MODEL): is it
+    Every configured plugin is asked for its health. The llm analyzer checks
+    each endpoint of [[llm.endpoints]] (or LLM_BASE_URL / LLM_MODEL): is it
     reachable, are the credentials accepted, is the model listed, which
     structured-output mode works, and how long one small call takes. Exit code 0
-    when every endpoint passes, 1 when one fails, 2 when none is configured.
+    when every check passes, 1 when one fails, 2 when nothing needs checking.
     """
-    from rich.table import Table
-    from rich.text import Text
-
-    from repodaily.analyzers.llm.doctor import check_endpoint
-
     config = _load(config_path)
     redact = _guard(config)
-    if not config.llm.endpoints:
-        raise ConfigError("no LLM endpoint configured: add [[llm.endpoints]] to repodaily.toml or set LLM_MODEL")
+    checked = asyncio.run(_health_of_configured_plugins(config))
+    if not any(rows for _, rows in checked):
+        names = ", ".join(label for label, _ in checked)
+        raise ConfigError(
+            f"nothing to check: the configured plugins ({names}) depend on no endpoint or service; "
+            "an LLM endpoint would be checked ([[llm.endpoints]] or LLM_MODEL)"
+        )
+    console = Console(width=max(_stderr.width, 120))
+    for label, rows in checked:
+        if rows:
+            console.print(_health_table(label, rows, redact))
+            # Whole lines, not folded cells: a problem quotes a server, and is read, copied, searched for.
+            for row in rows:
+                if row.problem:
+                    console.print(Text(redact(f"{row.target}: {row.problem}")), soft_wrap=True)
+    healthy = all(row.ok is not False for _, rows in checked for row in rows)
+    sys.exit(EXIT_OK if healthy else EXIT_DEGRADED)
 
-    async def check_all() -> list[Any]:
-        return [await check_endpoint(endpoint, environ=os.environ) for endpoint in config.llm.endpoints]
 
-    results = asyncio.run(check_all())
-    table = Table("endpoint", "model", "reachable", "auth", "model listed", "output mode", "latency", "problem")
-    for health in results:
-        mark = {True: "yes", False: "NO", None: "?"}
-        cells = [
-            health.name,
-            health.model,
-            mark[health.reachable],
-            mark[health.authenticated],
-            mark[health.model_listed],
-            health.output_mode or "-",
-            f"{health.latency_s:.2f} s" if health.latency_s is not None else "-",
-            health.problem or "ok",
-        ]
-        # Plain text, not console markup: the problem quotes a server, and a mask is in brackets.
+async def _health_of_configured_plugins(config: Config) -> list[tuple[str, list[Health]]]:
+    """Each configured plugin (every analyzer, the repositories' sources, the publishers) and its checks."""
+    plugins = registry()
+    configured: list[tuple[Kind, str, dict[str, Any]]] = [
+        ("analyzer", name, config.plugin_table(name)) for name in plugins.names("analyzer")
+    ]
+    configured += [("source", repo.source, repo.source_settings) for repo in config.repos]
+    configured += [("publisher", target.type, target.settings) for target in config.publishers]
+    checked = []
+    for kind, name, table in configured:
+        spec = plugins.get(kind, name)
+        rows = await spec.health(plugins.settings(kind, name, table, "config"), os.environ) if spec.health else []
+        checked.append((f"{kind} {name}", rows))
+    return checked
+
+
+def _health_table(label: str, rows: Sequence[Health], redact: Redactor) -> Table:
+    """One row per checked target, a column per finding, and whether it is healthy; problems follow the table."""
+    columns = list(dict.fromkeys(key for row in rows for key in row.checks))
+    table = Table(label, *columns, "health")
+    for row in rows:
+        health = {True: "ok", False: "FAILED", None: "?"}[row.ok]
+        cells = [row.target, *(row.checks.get(column, "-") for column in columns), health]
+        # Plain text, not console markup: a finding may quote a server, and a mask is in brackets.
         table.add_row(*(Text(redact(cell)) for cell in cells))
-    Console(width=max(_stderr.width, 120)).print(table)
-    sys.exit(EXIT_OK if all(h.ok for h in results) else EXIT_DEGRADED)
+    return table
 
 
 @main.command()
@@ -539,10 +550,10 @@ def demo(directory: str, lang: str) -> None:
         summary = asyncio.run(Pipeline(config, store, progress=progress).run(config.repos, [DEMO_DAY]))
     if summary.failed_repos:
         raise summary.failed_repos[0].error  # type: ignore[misc]
-    report_file = next(f for o in summary.outcomes for f in o.files if f.format == "md")
+    report_file = next(p for o in summary.outcomes for d in o.deliveries for p in d.locations if p.endswith(".md"))
     stats = summary.outcomes[0].reports[0].stats
     click.echo(f"Demo repository: {repo_dir}")
     counts = f"high {stats.high}, medium {stats.medium}, low {stats.low}"
     click.echo(f"{DEMO_REPO_NAME} on {DEMO_DAY}: {stats.total} commits ({counts})")
-    click.echo(f"Report: {report_file.path}")
+    click.echo(f"Report: {report_file}")
     sys.exit(_exit_code(summary))

@@ -2,6 +2,13 @@
 
 Each layer overrides the one before it. Errors name the key and the file they
 came from, because a config error is a user's to fix.
+
+The core owns the keys below; every other table belongs to a plugin and is
+validated by that plugin's own settings model, through the registry
+(:mod:`repodaily.plugins`): a top-level table named after an analyzer (``[llm]``),
+a repository's keys beyond ``name``/``source``/``web_url``/``conventions`` (its
+source's: ``url``, ``path``, ``branch`` for ``git``), and each ``[[publish]]``
+table beyond ``type``. This module imports no plugin's code.
 """
 
 from __future__ import annotations
@@ -15,11 +22,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from repodaily.analyzers.heuristic import load_conventions
-from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
 from repodaily.errors import ConfigError
+from repodaily.plugins import registry
 from repodaily.tables import describe, merge, read_toml
 
 ENV_PREFIX = "REPODAILY__"
@@ -42,10 +48,12 @@ class _Section(BaseModel):
 
 
 class RepoConfig(_Section):
+    """One watched repository: the core's keys; the rest are its source's settings."""
+
+    model_config = ConfigDict(extra="allow")
+
     name: str | None = None
-    url: str | None = None
-    path: str | None = None
-    branch: str | None = None
+    source: str = Field(default="git", description="The source plugin that reads it.")
     web_url: str | None = Field(
         default=None,
         description="Base URL of commit links; None derives https://github.com/{name}, '' disables links.",
@@ -68,41 +76,56 @@ class RepoConfig(_Section):
     @field_validator("conventions")
     @classmethod
     def _valid_conventions(cls, value: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
-        # Checked when the config loads, so a typo in a preset name or a rule key stops the run before it starts.
+        # Checked when the config loads, by every analyzer that reads conventions, so a typo in a
+        # preset name or a rule key stops the run before it starts.
         if value is not None:
-            try:
-                load_conventions(value)
-            except ConfigError as exc:
-                raise ValueError(str(exc)) from None
+            for spec in registry().specs("analyzer").values():
+                if spec.conventions is not None:
+                    try:
+                        spec.conventions(value)
+                    except ConfigError as exc:
+                        raise ValueError(str(exc)) from None
         return value
 
-    @model_validator(mode="after")
-    def _one_location(self) -> RepoConfig:
-        if bool(self.url) == bool(self.path):
-            raise ValueError("give exactly one of 'url' or 'path'")
-        return self
+    @property
+    def source_settings(self) -> dict[str, Any]:
+        """The keys the core does not own: the source plugin's table."""
+        return dict(self.model_extra or {})
 
     @property
-    def location(self) -> str:
-        return self.url or self.path or ""
+    def label(self) -> str:
+        """How messages name the repository before its name is known: its name, else where it is."""
+        where = [str(value) for value in self.source_settings.values() if isinstance(value, str) and value]
+        return self.name or (where[0] if where else self.source)
 
 
 class OutputConfig(_Section):
+    """Where the ``files`` publisher writes by default, and which renderers every publisher gets."""
+
     dir: _PathText = Field(default="reports", min_length=1)
     path: _PathText = "{year}/{repo}/{date}.md"
-    formats: list[Literal["md", "json"]] = Field(default_factory=lambda: ["md"], min_length=1)
+    formats: list[str] = Field(default_factory=lambda: ["md"], min_length=1)
 
-    @field_validator("path")
+    @field_validator("formats")
     @classmethod
-    def _known_fields(cls, value: str) -> str:
-        fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
-        try:
-            filled = value.format(**fields)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"unknown or malformed field in path template: {exc}") from None
-        if not Path(filled).name:
-            raise ValueError("the path template must end in a file name")
+    def _known_renderers(cls, value: list[str]) -> list[str]:
+        known = registry().names("renderer")
+        unknown = [name for name in value if name not in known]
+        if unknown:
+            raise ValueError(f"unknown format {', '.join(map(repr, unknown))} (available: {', '.join(known)})")
         return value
+
+
+class PublishConfig(_Section):
+    """One ``[[publish]]`` target: ``type`` names the publisher plugin; the other keys are its settings."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
 
 
 class ContextConfig(_Section):
@@ -112,16 +135,15 @@ class ContextConfig(_Section):
 
 class AnalyzerConfig(_Section):
     name: str = "auto"
+    fallback: str = Field(default="heuristic", description="What judges a commit whose analysis failed.")
     concurrency: int = Field(default=8, ge=1, le=256)
 
 
-class LLMConfig(_Section):
-    endpoints: list[EndpointSettings] = Field(default_factory=list)
-    max_calls_per_commit: int = Field(default=4, ge=1)
-    highlights: bool = True
-
-
 class Config(_Section):
+    """The whole configuration; a top-level table beyond these keys is the analyzer plugin's of that name."""
+
+    model_config = ConfigDict(extra="allow")
+
     timezone: str = "Asia/Shanghai"
     language: Literal["zh", "en"] = "zh"
     cache_dir: _PathText = ""
@@ -129,7 +151,9 @@ class Config(_Section):
     analyzer: AnalyzerConfig = Field(default_factory=AnalyzerConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
-    llm: LLMConfig = Field(default_factory=LLMConfig)
+    publish: list[PublishConfig] = Field(
+        default_factory=list, description="Delivery targets; none means the files publisher at [output]."
+    )
     repos: list[RepoConfig] = Field(default_factory=list)
 
     @field_validator("timezone")
@@ -147,21 +171,27 @@ class Config(_Section):
 
     @property
     def analyzer_name(self) -> str:
-        """``auto`` means the LLM when an endpoint is configured, else the offline heuristic."""
+        """``auto``: the ready analyzer of highest rank; the LLM when an endpoint is configured, else the heuristic."""
         if self.analyzer.name != "auto":
             return self.analyzer.name
-        return "llm" if self.llm.endpoints else "heuristic"
+        plugins = registry()
+        ready = [
+            spec
+            for spec in plugins.specs("analyzer").values()
+            if spec.ready is not None
+            and spec.ready(plugins.settings("analyzer", spec.name, self.plugin_table(spec.name), "config"))
+        ]
+        return max(ready, key=lambda spec: spec.rank).name if ready else self.analyzer.fallback
 
-    def llm_settings(self) -> LLMSettings:
-        """The LLM analyzer's settings; the context budget is also what one prompt carries."""
-        if not self.llm.endpoints:
-            raise ConfigError("the llm analyzer needs an endpoint: add [[llm.endpoints]] or set LLM_MODEL")
-        return LLMSettings(
-            endpoints=self.llm.endpoints,
-            language=self.language,
-            budget_tokens=self.context.budget_tokens,
-            max_calls_per_commit=self.llm.max_calls_per_commit,
-        )
+    def plugin_table(self, name: str) -> dict[str, Any]:
+        """The top-level table named ``name`` (an analyzer's settings), empty when the config has none."""
+        table = (self.model_extra or {}).get(name, {})
+        return dict(table) if isinstance(table, Mapping) else {}
+
+    @property
+    def publishers(self) -> list[PublishConfig]:
+        """Where reports go: the ``[[publish]]`` targets, or by default files at ``[output]``'s ``dir`` and ``path``."""
+        return self.publish or [PublishConfig(type="files", dir=self.output.dir, path=self.output.path)]
 
     @property
     def cache_path(self) -> Path:
@@ -215,9 +245,11 @@ def _env_layer(environ: Mapping[str, str]) -> dict[str, Any]:
 def command_line_repo(**fields: Any) -> RepoConfig:
     """The repository a command names by its arguments; a bad value is a ConfigError, like a bad file."""
     try:
-        return RepoConfig(**fields)
+        repo = RepoConfig(**fields)
     except ValidationError as exc:
         raise ConfigError(describe(exc, "command line")) from None
+    registry().settings("source", repo.source, repo.source_settings, "command line")
+    return repo
 
 
 def find_config_file(explicit: str | os.PathLike[str] | None, environ: Mapping[str, str]) -> Path | None:
@@ -246,19 +278,36 @@ def load_config(
     env_layer = _env_layer(environ)
     if env_layer:
         data = merge(data, env_layer)
-    if not data.get("llm", {}).get("endpoints"):
-        # The replaced tool's LLM_MODEL / LLM_BASE_URL / LLM_API_KEY keep working.
-        from_env = settings_from_env(environ)
-        if from_env is not None:
-            data = merge(data, {"llm": {"endpoints": [e.model_dump() for e in from_env.endpoints]}})
+    for spec in registry().specs("analyzer").values():
+        if spec.from_environment is not None:
+            data[spec.name] = spec.from_environment(dict(data.get(spec.name) or {}), environ)
+    where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
+    config = _validated(data, where)
+    if overrides:
+        config = _validated(merge(config.model_dump(), overrides), "command line")
+    return config
+
+
+def _validated(data: dict[str, Any], where: str) -> Config:
+    """``data`` as a Config whose every plugin table its plugin has checked; errors name ``where`` and the key."""
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
-        where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
         raise ConfigError(describe(exc, where)) from None
-    if overrides:
-        try:
-            config = Config.model_validate(merge(config.model_dump(), overrides))
-        except ValidationError as exc:
-            raise ConfigError(describe(exc, "command line")) from None
+    plugins = registry()
+    analyzers = plugins.names("analyzer")
+    for key in config.model_extra or {}:
+        if key not in analyzers:
+            raise ConfigError(f"{where}: {key}: unknown key")
+        plugins.settings("analyzer", key, config.plugin_table(key), where, at=f"{key}.")
+    for key in ("name", "fallback"):
+        name = getattr(config.analyzer, key)
+        if name != "auto" or key == "fallback":
+            plugins.get("analyzer", name)
+    for index, repo in enumerate(config.repos):
+        plugins.settings("source", repo.source, repo.source_settings, where, at=f"repos.{index}.")
+    for index, target in enumerate(config.publishers):
+        # Without [[publish]], the default target is files at [output], and its errors name [output]'s keys.
+        at = f"publish.{index}." if config.publish else "output."
+        plugins.settings("publisher", target.type, target.settings, where, at=at)
     return config

@@ -50,7 +50,8 @@ def _credentials(value: object, field: str, environ: Mapping[str, str]) -> Itera
         for key, item in value.items():
             if field == "headers" and isinstance(item, str) and _CREDENTIAL_HEADER.search(str(key)):
                 yield item.rpartition(" ")[2]  # the credential after a scheme such as Bearer or Basic
-            yield from _credentials(item, "", environ)
+            # A plugin's table is held as a plain mapping: its keys name settings as a model's fields do.
+            yield from _credentials(item, "" if field == "headers" else str(key), environ)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _credentials(item, field, environ)

@@ -1,8 +1,14 @@
-"""The pipeline: source → context → analyze (cached in the store) → digest → render → publish.
+"""The pipeline: collect → analyze (context first, the store's cache in front) → digest → render → deliver.
 
-Each stage is a function of its own module with typed inputs and outputs; this
-module only wires them together, owns the cache and the run accounting, and
-never lets one commit's failure cost the report.
+Each step is a method here with typed hand-offs: a source's
+``(day, list[Commit])``, ``dict[sha, Analysis]``, a
+:class:`~repodaily.models.DailyReport`, a list of
+:class:`~repodaily.render.base.Artefact`, a list of
+:class:`~repodaily.publish.base.Delivery`. Sources, analyzers, renderers and
+publishers are plugins made through the registry (:mod:`repodaily.plugins`) by
+the names the config gives; this module knows them only by their protocols. It
+owns the cache and the run accounting, and never lets one commit's failure cost
+the report nor one repository's failure cost the others.
 """
 
 from __future__ import annotations
@@ -13,14 +19,13 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
-from repodaily.analyzers import Analyzer, create_analyzer
-from repodaily.analyzers.heuristic import load_conventions
+from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
 from repodaily.digest import build_report
@@ -38,10 +43,11 @@ from repodaily.models import (
     Usage,
 )
 from repodaily.plan import day_window
-from repodaily.publish.files import ReportFile, write_reports
+from repodaily.plugins import registry
+from repodaily.publish.base import Delivery, PublishContext, Publisher
 from repodaily.redact import NO_SECRETS, Redactor
-from repodaily.render import render_json, render_markdown
-from repodaily.sources.git import collect_days, infer_repo_name, open_repository
+from repodaily.render.base import Artefact, Renderer
+from repodaily.sources.base import Opened, Source, SourceContext
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -77,7 +83,7 @@ class ReportRecord:
 class RepoOutcome:
     repo: str
     reports: list[ReportRecord] = field(default_factory=list)
-    files: list[ReportFile] = field(default_factory=list)
+    deliveries: list[Delivery] = field(default_factory=list)
     #: Why the repository failed: one of our errors, or anything else raised while it was processed.
     error: Exception | None = None
 
@@ -99,14 +105,13 @@ class RunSummary:
         return [o for o in self.outcomes if o.error is not None]
 
 
-def _named(repo: RepoConfig, remote_url: str | None) -> RepoConfig:
-    """Fill in owner/name from the URL, or a local clone's origin, when the config left it out."""
+def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
+    """Fill in owner/name from what the source found (a URL, a clone's origin) when the config left it out."""
     if repo.name:
         return repo
-    name = infer_repo_name(repo.url or remote_url or "")
-    if not name:
-        raise ConfigError(f"cannot tell owner/repo for {repo.location!r}; give it with --name or `name =`")
-    return repo.model_copy(update={"name": name})
+    if not found:
+        raise ConfigError(f"cannot tell owner/repo for {repo.label!r}; give it with --name or `name =`")
+    return repo.model_copy(update={"name": found})
 
 
 def _sum_usage(analyses: Iterable[Analysis]) -> Usage:
@@ -171,50 +176,56 @@ class Pipeline:
         #: Applied to every report before it is written.
         self.redact = redact
         self._given = analyzer
-        self.analyzer = analyzer or self._create(None)
-        self.fallback = self._fallback_for(self.analyzer, None)
-        # Repositories with conventions get analyzers of their own, one pair per distinct table.
-        self._with_conventions: dict[str, tuple[Analyzer, Analyzer]] = {}
+        # One (analyzer, fallback) pair per distinct conventions; made on first use, so a run
+        # whose repositories fail before analysis never builds an HTTP client.
+        self._pairs: dict[str, tuple[Analyzer, Analyzer]] = {}
         self.progress: ProgressSink = progress or _NoProgress()
 
     # -- analyzers, per repository
 
-    def _create(self, conventions: dict[str, Any] | None) -> Analyzer:
-        name = self.config.analyzer_name
-        settings: dict[str, Any] = {"conventions": conventions} if conventions else {}
-        if name == "llm":
-            settings["settings"] = self.config.llm_settings()
-        return create_analyzer(name, language=self.config.language, **settings)
+    def _create(self, name: str, conventions: str | dict[str, Any] | None) -> Analyzer:
+        """The analyzer plugin ``name`` with its ``[name]`` table, reading ``conventions`` as it reads them."""
+        reader = registry().get("analyzer", name).conventions
+        analyzer: Analyzer = registry().create(
+            "analyzer",
+            name,
+            self.config.plugin_table(name),
+            "config",
+            at=f"{name}.",
+            language=self.config.language,
+            conventions=reader(conventions) if reader is not None and conventions is not None else None,
+            budget_tokens=self.config.context.budget_tokens,
+        )
+        return analyzer
 
-    def _fallback_for(self, analyzer: Analyzer, conventions: dict[str, Any] | None) -> Analyzer:
-        if analyzer.name == "heuristic":
-            return analyzer
-        settings: dict[str, Any] = {"conventions": conventions} if conventions else {}
-        return create_analyzer("heuristic", language=self.config.language, **settings)
+    def _pair(self, conventions: str | dict[str, Any] | None) -> tuple[Analyzer, Analyzer]:
+        """The configured analyzer (or the one passed in) and the fallback, for repositories with ``conventions``."""
+        analyzer = self._given or self._create(self.config.analyzer_name, conventions)
+        fallback_name = self.config.analyzer.fallback
+        if analyzer.name == fallback_name:
+            return analyzer, analyzer
+        return analyzer, self._create(fallback_name, conventions)
 
     def analyzers_for(self, repo: str, conventions: str | dict[str, Any] | None = None) -> tuple[Analyzer, Analyzer]:
         """The analyzer and the fallback for ``repo``, shaped by its conventions.
 
         ``conventions`` defaults to those of the configured repository named ``repo``.
-        Both analyzers get the same conventions, so they fingerprint (and cache)
-        apart from a repository's without. An analyzer passed to the pipeline
-        serves every repository as it is; a heuristic fallback beside it still
+        One pair is made per distinct conventions, so repositories with the same
+        share it, and both analyzers of a pair follow them (they fingerprint, and
+        cache, apart from a repository's without). An analyzer passed to the
+        pipeline serves every repository as it is; the fallback beside it still
         follows the conventions.
         """
         if conventions is None:
             conventions = next((r.conventions for r in self.config.repos if r.name == repo), None)
-        if conventions is None:
-            return self.analyzer, self.fallback
-        table = load_conventions(conventions)
-        key = json.dumps(table, sort_keys=True, default=str)
-        if key not in self._with_conventions:
-            analyzer = self._given or self._create(table)
-            self._with_conventions[key] = (analyzer, self._fallback_for(analyzer, table))
-        return self._with_conventions[key]
+        key = json.dumps(conventions, sort_keys=True, default=str)
+        if key not in self._pairs:
+            self._pairs[key] = self._pair(conventions)
+        return self._pairs[key]
 
     async def aclose(self) -> None:
         """Release every analyzer this pipeline made or was given."""
-        pairs = [(self.analyzer, self.fallback), *self._with_conventions.values()]
+        pairs = [*self._pairs.values(), *([(self._given, self._given)] if self._given else [])]
         for analyzer in {id(a): a for pair in pairs for a in pair}.values():
             await analyzer.aclose()
 
@@ -262,36 +273,64 @@ class Pipeline:
         fresh = await asyncio.gather(*(self._analyze_one(repo, c, analyzers, semaphore) for c in todo))
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
 
+    # -- collect
+
+    def open_source(self, repo: RepoConfig) -> tuple[Source, RepoConfig, Opened]:
+        """The source plugin of ``repo``, opened; ``repo`` with its name filled in from what the source found."""
+        source: Source = registry().create(
+            "source",
+            repo.source,
+            repo.source_settings,
+            "config",
+            at=f"repos[{repo.label}].",
+            context=SourceContext(
+                cache_dir=self.config.cache_path, max_patch_bytes=self.config.context.max_patch_bytes
+            ),
+        )
+        opened = source.open()
+        return source, _named(repo, opened.name), opened
+
+    def collect(self, source: Source, days: Sequence[date]) -> Generator[tuple[date, list[Commit]], None, None]:
+        """Each of ``days`` (sorted, once each) with its commits, newest first, one day at a time.
+
+        A consumer that stops early closes the source's stream.
+        """
+        ordered = sorted(set(days))
+        windows = [day_window(day, self.config.tz) for day in ordered]
+        stream = source.collect_days([(w.start, w.end) for w in windows])
+        try:
+            for index, commits in stream:
+                yield ordered[index], commits
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+
     # -- one repository, many days
 
     async def iter_reports(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[DailyReport]:
         """One report per day of ``days``, oldest first, each made before the next day is read.
 
-        The span is listed once and its diffs streamed by one git process, but
-        only one day is held in memory at a time: a ten-year backfill peaks where
-        a single day does. A consumer that stops early closes the git stream.
+        Only one day is held in memory at a time: a ten-year backfill peaks where
+        a single day does.
         """
-        tz = self.config.tz
-        source = open_repository(repo.location, cache_dir=self.config.cache_path, branch=repo.branch)
-        repo = _named(repo, source.remote_url)
+        source, repo, _ = self.open_source(repo)
         assert repo.name is not None
-        ordered = sorted(set(days))
-        windows = [day_window(day, tz) for day in ordered]
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
-        stream = collect_days(
-            source, [(w.start, w.end) for w in windows], max_patch_bytes=self.config.context.max_patch_bytes
-        )
+        days_stream = self.collect(source, days)
         try:
-            for index, commits in stream:
-                yield await self._report(repo, analyzer, ordered[index], commits)
+            for day, commits in days_stream:
+                yield await self.digest(repo, analyzer, day, commits)
         finally:
-            stream.close()
+            days_stream.close()
 
     async def reports_for(self, repo: RepoConfig, days: Sequence[date]) -> list[DailyReport]:
         """Every report of :meth:`iter_reports` in a list, for callers that want them all at once."""
         return [report async for report in self.iter_reports(repo, days)]
 
-    async def _report(self, repo: RepoConfig, analyzer: Analyzer, day: date, commits: list[Commit]) -> DailyReport:
+    # -- digest
+
+    async def digest(self, repo: RepoConfig, analyzer: Analyzer, day: date, commits: list[Commit]) -> DailyReport:
         """Analyse one day's commits (the cache first) and digest them into its report."""
         assert repo.name is not None
         started = time.monotonic()
@@ -336,7 +375,7 @@ class Pipeline:
         sum up, and the endpoint that just failed every commit would only fail again.
         A failure costs only the highlights, never the report.
         """
-        if not (analyzer.writes_highlights and self.config.llm.highlights):
+        if not analyzer.writes_highlights:
             return []
         if not any(analyses[c.sha].status == AnalysisStatus.ok for c in commits):
             return []
@@ -355,17 +394,35 @@ class Pipeline:
         self.store.put_highlights(repo, day, key, highlights)
         return highlights
 
-    # -- render and publish
+    # -- render and deliver
 
-    def render(self, report: DailyReport) -> dict[str, str]:
+    def renderers(self) -> list[Renderer]:
+        """One renderer per configured format, in the configured order."""
         templates = Path(self.config.templates_dir).expanduser() if self.config.templates_dir else None
-        rendered: dict[str, str] = {}
-        for fmt in self.config.output.formats:
-            rendered[fmt] = render_markdown(report, templates_dir=templates) if fmt == "md" else render_json(report)
-        return rendered
+        return [
+            registry().create("renderer", name, {}, "config", templates_dir=templates)
+            for name in self.config.output.formats
+        ]
 
-    def publish(self, report: DailyReport, *, dry_run: bool = False) -> list[ReportFile]:
-        return write_reports(report, self.render(report), self.config.output, dry_run=dry_run, redact=self.redact)
+    def render(self, report: DailyReport, renderers: Sequence[Renderer] | None = None) -> list[Artefact]:
+        """Every artefact of ``report``, by the configured renderers unless given some."""
+        return [artefact for renderer in (renderers or self.renderers()) for artefact in renderer.render(report)]
+
+    def publishers(self, *, dry_run: bool = False, days: int = 1) -> list[Publisher]:
+        """One publisher per configured target (``[[publish]]``, or files at ``[output]``)."""
+        context = PublishContext(dry_run=dry_run, redact=self.redact, days=days)
+        return [
+            registry().create(
+                "publisher", target.type, target.settings, "config", at=f"publish[{target.type}].", context=context
+            )
+            for target in self.config.publishers
+        ]
+
+    async def deliver(
+        self, report: DailyReport, artefacts: Sequence[Artefact], publishers: Sequence[Publisher]
+    ) -> list[Delivery]:
+        """Hand the report to every publisher, in order; the first failure stops the repository."""
+        return [await publisher.publish(report, artefacts) for publisher in publishers]
 
     async def run(
         self,
@@ -373,33 +430,52 @@ class Pipeline:
         days: Sequence[date],
         *,
         dry_run: bool = False,
-        on_files: Callable[[list[ReportFile]], None] | None = None,
+        on_delivery: Callable[[Delivery], None] | None = None,
     ) -> RunSummary:
         """Every repository for every day; a repository that fails does not stop the others.
 
-        Each day's report is published as soon as it is made, and ``on_files`` is
-        told at once (the CLI prints the paths), so a long backfill shows its
-        progress and a failure later in the span loses nothing already written.
+        Each day's report is rendered and delivered as soon as it is made, and
+        ``on_delivery`` is told at once (the CLI prints the paths), so a long
+        backfill shows its progress and a failure later in the span loses
+        nothing already delivered.
         """
+        renderers = self.renderers()
+        publishers = self.publishers(dry_run=dry_run, days=len(set(days)))
+        try:
+            return await self._run(repos, days, renderers, publishers, on_delivery)
+        finally:
+            for publisher in publishers:
+                await publisher.aclose()
+            await self.aclose()
+
+    async def _run(
+        self,
+        repos: Sequence[RepoConfig],
+        days: Sequence[date],
+        renderers: Sequence[Renderer],
+        publishers: Sequence[Publisher],
+        on_delivery: Callable[[Delivery], None] | None,
+    ) -> RunSummary:
         summary = RunSummary()
         run_id = self.store.start_run("run")
         for repo in repos:
-            outcome = RepoOutcome(repo=repo.name or repo.location)
+            outcome = RepoOutcome(repo=repo.label)
             try:
                 async for report in self.iter_reports(repo, days):
-                    files = self.publish(report, dry_run=dry_run)
+                    deliveries = await self.deliver(report, self.render(report, renderers), publishers)
                     outcome.reports.append(ReportRecord(report.repo, report.date, report.stats, report.run))
-                    outcome.files.extend(files)
+                    outcome.deliveries.extend(deliveries)
                     self.store.record_report(
                         run_id,
                         report.repo,
                         report.date,
                         report.stats.total,
                         report.stats.degraded,
-                        [str(f.path) for f in files],
+                        [location for delivery in deliveries for location in delivery.locations],
                     )
-                    if on_files is not None:
-                        on_files(files)
+                    for delivery in deliveries:
+                        if on_delivery is not None:
+                            on_delivery(delivery)
             except Exception as exc:  # whatever one repository raises, the others are still written
                 if not isinstance(exc, RepodailyError):
                     log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
@@ -420,5 +496,4 @@ class Pipeline:
                 },
             },
         )
-        await self.aclose()
         return summary

@@ -46,11 +46,14 @@ def merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def describe(error: ValidationError, source: str) -> str:
-    """One line: where, which keys, what is wrong with them (an unknown key says so)."""
+def describe(error: ValidationError, source: str, *, at: str = "") -> str:
+    """One line: where, which keys (under ``at``, a table's own key path), what is wrong with them.
+
+    An unknown key says so.
+    """
     problems = []
     for item in error.errors()[:_ERRORS_SHOWN]:
-        key = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        key = at + ".".join(str(part) for part in item["loc"]) if item["loc"] else at.rstrip(".") or "(top level)"
         message = "unknown key" if item["type"] == "extra_forbidden" else item["msg"]
         problems.append(f"{key}: {message}")
     more = error.error_count() - _ERRORS_SHOWN

@@ -1,11 +1,11 @@
 """Run an evaluation: find the labelled commits, analyse them as reports do, score them.
 
-The commits are read by the report's own source over the labelled days' span,
-streamed day by day (:func:`collect_days`, so memory holds one day of diffs and
-the labelled commits, not the span), and
-analysed by :meth:`Pipeline.analyze`, with the configured analyzer, context
-budget and store cache. So a figure here describes exactly the analyses a
-report would show, and a second evaluation of the same set costs no analysis.
+The commits are collected by the pipeline's own step over the labelled days'
+span, streamed day by day (:meth:`Pipeline.collect`, so memory holds one day of
+diffs and the labelled commits, not the span), and analysed by
+:meth:`Pipeline.analyze`, with the configured analyzer, context budget and store
+cache. So a figure here describes exactly the analyses a report would show, and a
+second evaluation of the same set costs no analysis.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from datetime import date, timedelta
 
 from pydantic import BaseModel, Field
 
+from repodaily.config import RepoConfig
 from repodaily.errors import ConfigError
 from repodaily.evaluation.labels import GoldLabel
 from repodaily.evaluation.metrics import (
@@ -26,8 +27,6 @@ from repodaily.evaluation.metrics import (
 )
 from repodaily.models import AnalysisStatus, Commit
 from repodaily.pipeline import Pipeline
-from repodaily.plan import day_window
-from repodaily.sources.git import collect_days, infer_repo_name, open_repository
 
 __all__ = ["EvalRun", "evaluate"]
 
@@ -73,24 +72,18 @@ def _match(
 
 
 async def evaluate(
-    pipeline: Pipeline, location: str, labels: Sequence[GoldLabel], *, name: str | None, labels_file: str
+    pipeline: Pipeline, repository: RepoConfig, labels: Sequence[GoldLabel], *, labels_file: str
 ) -> EvalRun:
-    """Score ``pipeline``'s analyzer on the labelled commits of the repository at ``location``."""
+    """Score ``pipeline``'s analyzer on the labelled commits of ``repository``, collected as reports collect."""
     config = pipeline.config
-    source = open_repository(location, cache_dir=config.cache_path)
-    repo = name or infer_repo_name(source.remote_url or location)
-    if not repo:
-        raise ConfigError(f"cannot tell owner/repo for {location!r}; give it with --name")
+    source, named, opened = pipeline.open_source(repository)
+    assert named.name is not None
+    repo = named.name
     first_day, last_day = min(label.date for label in labels), max(label.date for label in labels)
-    windows = [day_window(first_day + timedelta(days=n), config.tz) for n in range((last_day - first_day).days + 1)]
+    days = [first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)]
     prefixes = tuple(label.sha for label in labels)
     labelled = [
-        commit
-        for _, commits in collect_days(
-            source, [(w.start, w.end) for w in windows], max_patch_bytes=config.context.max_patch_bytes
-        )
-        for commit in commits
-        if commit.sha.startswith(prefixes)
+        commit for _, commits in pipeline.collect(source, days) for commit in commits if commit.sha.startswith(prefixes)
     ]
     found, missing = _match(labels, labelled, labels_file)
     try:
@@ -101,7 +94,7 @@ async def evaluate(
     return EvalRun(
         labels_file=labels_file,
         repo=repo,
-        branch=source.branch,
+        branch=opened.branch,
         analyzer=pipeline.analyzers_for(repo)[0].fingerprint,
         timezone=config.timezone,
         first_day=first_day,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
@@ -29,31 +29,54 @@ try:
 except ImportError:  # not POSIX: no advisory locks, so a live writer's file cannot be told apart; none is removed
     fcntl = None  # type: ignore[assignment]
 
-from repodaily.config import OutputConfig
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
 from repodaily.errors import ConfigError, PublishError
+from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
-from repodaily.redact import NO_SECRETS, Redactor
+from repodaily.plugins import PluginSpec
+from repodaily.publish.base import Delivery, PublishContext
+from repodaily.render.base import Artefact
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 
 
-@dataclass(frozen=True)
-class ReportFile:
-    """One format of one report: where it went, and its text only when it was not written (a dry run).
-
-    A written file's text lives on disk; keeping it here too would make a long
-    backfill hold every report it wrote.
-    """
-
-    path: Path
-    format: str
-    content: str | None
-    written: bool
+def _no_nul(value: str) -> str:
+    # TOML can spell a NUL ("\u0000"); no file system takes one, so refuse it here, not at the first write.
+    if "\x00" in value:
+        raise ValueError("a path cannot contain a NUL character")
+    return value
 
 
-def report_path(output: OutputConfig, report: DailyReport, fmt: str) -> Path:
-    """Where ``report`` goes in format ``fmt``: the path template under the output dir."""
+class FilesSettings(BaseModel):
+    """Where reports are written: ``path``, a template, under ``dir``; the artefact's suffix ends the name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    dir: str = Field(default="reports", min_length=1)
+    path: str = "{year}/{repo}/{date}.md"
+
+    @field_validator("dir", "path")
+    @classmethod
+    def _no_nul_character(cls, value: str) -> str:
+        return _no_nul(value)
+
+    @field_validator("path")
+    @classmethod
+    def _known_fields(cls, value: str) -> str:
+        fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
+        try:
+            filled = value.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"unknown or malformed field in path template: {exc}") from None
+        if not Path(filled).name:
+            raise ValueError("the path template must end in a file name")
+        return value
+
+
+def report_path(output: FilesSettings, report: DailyReport, suffix: str) -> Path:
+    """Where ``report`` goes with file suffix ``suffix``: the path template under the output dir."""
     owner, _, name = report.repo.partition("/")
     relative = Path(
         output.path.format(
@@ -69,7 +92,7 @@ def report_path(output: OutputConfig, report: DailyReport, fmt: str) -> Path:
     )
     if relative.is_absolute() or ".." in relative.parts:
         raise ConfigError(f"output.path {output.path!r} leaves the output directory for {report.repo}")
-    return Path(output.dir).expanduser() / relative.with_suffix(f".{fmt}")
+    return Path(output.dir).expanduser() / relative.with_suffix(f".{suffix}")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -138,20 +161,32 @@ def _remove_abandoned_temp_files(directory: Path) -> None:
             os.close(fd)
 
 
-def write_reports(
-    report: DailyReport,
-    rendered: dict[str, str],
-    output: OutputConfig,
-    *,
-    dry_run: bool = False,
-    redact: Redactor = NO_SECRETS,
-) -> list[ReportFile]:
-    """Write each rendered format of ``report``, redacted; with ``dry_run`` only say where it would go."""
-    files = []
-    for fmt, text in rendered.items():
-        path = report_path(output, report, fmt)
-        content = redact(text)
-        if not dry_run:
-            write_atomic(path, content)
-        files.append(ReportFile(path=path, format=fmt, content=content if dry_run else None, written=not dry_run))
-    return files
+class FilesPublisher:
+    """:class:`~repodaily.publish.base.Publisher` into a directory: each artefact at the path template, atomically.
+
+    A rerun writes the same paths again, so a report is never delivered twice.
+    """
+
+    def __init__(self, *, settings: FilesSettings, context: PublishContext) -> None:
+        self.settings = settings
+        self.context = context
+
+    async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
+        paths, previews = [], []
+        for artefact in artefacts:
+            path = report_path(self.settings, report, artefact.suffix)
+            content = self.context.redact(artefact.text)
+            if self.context.dry_run:
+                previews.append(f"# would write {path}\n{content}")
+            else:
+                write_atomic(path, content)
+            paths.append(str(path))
+        return Delivery("files", locations=paths, preview="".join(previews) if self.context.dry_run else None)
+
+    async def aclose(self) -> None:
+        pass
+
+
+@hookimpl
+def register_publishers(register: Register) -> None:
+    register(PluginSpec("files", FilesPublisher, settings=FilesSettings, description="files under a directory"))

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers.base import Analyzer
 from repodaily.analyzers.heuristic.changelog import read_changelog
 from repodaily.analyzers.heuristic.conventions import available_conventions, load_conventions
 from repodaily.analyzers.heuristic.decide import is_release, judge
@@ -38,7 +38,6 @@ from repodaily.paths import PathTable
 __all__ = ["HeuristicAnalyzer", "RuleSet", "available_conventions", "load_conventions"]
 
 
-@register_analyzer("heuristic")
 class HeuristicAnalyzer(Analyzer):
     """Rules over title tags, Conventional Commits, paths, keywords and versions; no model, no network."""
 

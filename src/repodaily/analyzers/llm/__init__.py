@@ -2,31 +2,43 @@
 
 ::
 
-    settings     EndpointSettings, LLMSettings, settings_from_env: what to ask, how hard
+    settings     EndpointSettings, LLMConfig, LLMSettings, settings_from_env: what to ask, how hard
     client       ChatClient: one endpoint over httpx; retries, limits, our errors only
     limits       request/token budgets and the waits a server asks for
     schema       LLMVerdict and the other reply models; the depth rule
     prompts      the Jinja2 prompt files (zh, en) and PROMPT_VERSION
     structured   output-mode negotiation, validation, the repair round
     chunks       splitting a big commit's diff for map-reduce
-    analyzer     LLMAnalyzer, registered as "llm"
+    analyzer     LLMAnalyzer
+    doctor       the endpoint checks of ``repodaily doctor``
+    plugin       the registration, as ``llm``
 
-Importing this package registers the analyzer.
+The names below are imported on first use (PEP 562), so loading the plugin
+registry, which reads :mod:`.plugin` and :mod:`.settings`, costs no HTTP client
+and no template engine until an LLM analyzer is made.
 """
 
-from repodaily.analyzers.llm.analyzer import LLMAnalyzer
-from repodaily.analyzers.llm.client import ChatClient, OutputMode
-from repodaily.analyzers.llm.prompts import PROMPT_VERSION
-from repodaily.analyzers.llm.schema import LLMVerdict
-from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
+from __future__ import annotations
 
-__all__ = [
-    "PROMPT_VERSION",
-    "ChatClient",
-    "EndpointSettings",
-    "LLMAnalyzer",
-    "LLMSettings",
-    "LLMVerdict",
-    "OutputMode",
-    "settings_from_env",
-]
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "PROMPT_VERSION": "prompts",
+    "ChatClient": "client",
+    "EndpointSettings": "settings",
+    "LLMAnalyzer": "analyzer",
+    "LLMConfig": "settings",
+    "LLMSettings": "settings",
+    "LLMVerdict": "schema",
+    "OutputMode": "client",
+    "settings_from_env": "settings",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

@@ -33,7 +33,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import ValidationError
 
-from repodaily.analyzers import Analyzer, register_analyzer
+from repodaily.analyzers.base import Analyzer
 from repodaily.analyzers.llm.chunks import split_into_parts
 from repodaily.analyzers.llm.client import ChatClient
 from repodaily.analyzers.llm.prompts import PROMPT_VERSION, ChunkNote, HighlightEntry, Prompts
@@ -70,7 +70,6 @@ _SHORT_SHA = 7
 _MIN_MAP_REDUCE_CALLS = 3
 
 
-@register_analyzer("llm")
 class LLMAnalyzer(Analyzer):
     """Judges commits with a language model; see the module docstring for the flow."""
 
@@ -89,14 +88,16 @@ class LLMAnalyzer(Analyzer):
         sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         rng: random.Random | None = None,
+        highlights: bool = True,
         **_ignored: object,
     ) -> None:
         """Build from ``settings``, or from ``endpoints`` (config tables welcome) and ``language``.
 
         ``environ`` (default: the process environment) is where each endpoint's API
         key is read, once, here. ``transport``, ``sleep``, ``clock`` and ``rng`` are
-        seams for tests. Other keyword arguments are accepted and ignored, so a
-        generic caller may pass every analyzer the same settings.
+        seams for tests. ``highlights`` false skips the day's highlights call. Other
+        keyword arguments are accepted and ignored, so a generic caller may pass every
+        analyzer the same settings.
         """
         if settings is None:
             if not endpoints:
@@ -106,6 +107,7 @@ class LLMAnalyzer(Analyzer):
             except ValidationError as exc:
                 raise ConfigError(f"invalid llm analyzer settings:\n{describe_errors(exc)}") from None
         self.settings = settings
+        self.writes_highlights = highlights
         self.prompts = Prompts(settings.language)
         environment = os.environ if environ is None else environ
         #: One client per endpoint, primary first; each remembers its output mode and usage.

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from repodaily.errors import ConfigError
 
-__all__ = ["DEFAULT_BASE_URL", "EndpointSettings", "LLMSettings", "settings_from_env"]
+__all__ = ["DEFAULT_BASE_URL", "EndpointSettings", "LLMConfig", "LLMSettings", "settings_from_env"]
 
 #: Where ``LLM_MODEL`` alone points, as in the tool these variables come from.
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -93,6 +93,25 @@ class LLMSettings(_Settings):
         if duplicates:
             raise ValueError(f"endpoint names must be unique, repeated: {', '.join(duplicates)}")
         return self
+
+
+class LLMConfig(_Settings):
+    """The ``[llm]`` table of the config: the plugin's own settings, validated strictly."""
+
+    endpoints: list[EndpointSettings] = Field(default_factory=list)
+    max_calls_per_commit: int = Field(default=4, ge=1)
+    highlights: bool = True
+
+    def analyzer_settings(self, *, language: Literal["zh", "en"], budget_tokens: int) -> LLMSettings:
+        """What the analyzer runs with: these endpoints, the report's language, one prompt's budget."""
+        if not self.endpoints:
+            raise ConfigError("the llm analyzer needs an endpoint: add [[llm.endpoints]] or set LLM_MODEL")
+        return LLMSettings(
+            endpoints=self.endpoints,
+            language=language,
+            budget_tokens=budget_tokens,
+            max_calls_per_commit=self.max_calls_per_commit,
+        )
 
 
 def settings_from_env(environ: Mapping[str, str], *, language: Literal["zh", "en"] = "zh") -> LLMSettings | None:

@@ -1,0 +1,88 @@
+"""The analyzer protocol: one :class:`~repodaily.models.AnalysisInput` in, one :class:`~repodaily.models.Analysis` out.
+
+An analyzer is made by the factory its plugin registers, called with keyword
+arguments: ``settings`` (its own model, validated from the config table named
+after it, ``[llm]`` for ``llm``), ``language`` (``zh`` or ``en``), ``conventions``
+(the repository's conventions as the plugin's ``conventions`` reader returned
+them, or None) and ``budget_tokens`` (diff tokens one prompt carries). An
+analyzer never touches the store: the pipeline caches and records.
+
+Analyzers that ask a remote model may also offer the batch form
+(:class:`BatchAnalyzer`): the request for a commit built, and its reply parsed,
+apart from sending it, so a provider's batch API or an offline ``run-batch`` can
+carry the requests.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Protocol, runtime_checkable
+
+from repodaily.models import Analysis, AnalysisInput, Highlight, Usage
+from repodaily.paths import PathTable
+
+__all__ = ["Analyzer", "BatchAnalyzer"]
+
+
+class Analyzer(abc.ABC):
+    """One judgement per commit, against the rubric."""
+
+    #: Registry name, e.g. ``"heuristic"``.
+    name: str
+    #: Version of the prompt an analyzer sends, for the report's footer; None without one.
+    prompt_version: str | None = None
+    #: Whether :meth:`highlights` can write anything; the pipeline skips the step otherwise.
+    writes_highlights: bool = False
+
+    @property
+    @abc.abstractmethod
+    def fingerprint(self) -> str:
+        """Identifies the analyzer *and* every setting that changes its output.
+
+        It is part of the cache key: two analyzers with the same fingerprint must
+        produce interchangeable analyses.
+        """
+
+    @property
+    def path_table(self) -> PathTable:
+        """The path classes by which the context stage ranks this analyzer's files: the package's own.
+
+        An analyzer that extends them (the heuristic, by a repository's conventions)
+        returns its table here, and its fingerprint must change with it.
+        """
+        return PathTable.packaged()
+
+    def context_budget(self, per_prompt_tokens: int) -> int:
+        """Diff tokens of one commit this analyzer can use when one prompt carries ``per_prompt_tokens``.
+
+        The context stage reads each commit up to this budget. An analyzer that
+        spreads a big commit over several calls (map-reduce) can use more.
+        """
+        return per_prompt_tokens
+
+    @abc.abstractmethod
+    async def analyze(self, item: AnalysisInput) -> Analysis:
+        """Judge one commit. Raise :class:`~repodaily.errors.AnalysisError` on failure."""
+
+    async def highlights(self, day_items: list[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
+        """The day's key points over (sha, subject, analysis) items; none unless an analyzer can write them.
+
+        Adds what the work cost to ``usage``.
+        """
+        return []
+
+    async def aclose(self) -> None:
+        """Release connections; a no-op for analyzers that hold none."""
+
+
+@runtime_checkable
+class BatchAnalyzer(Protocol):
+    """The batch form: what to send for one commit, and what a reply to it means, with no I/O."""
+
+    def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
+        """The request body that judges ``item`` in one call; None when it needs more (a map-reduce)."""
+        ...
+
+    def parse_reply(self, item: AnalysisInput, reply: dict[str, Any]) -> Analysis:
+        """The analysis a reply body gives; :class:`~repodaily.errors.AnalysisError` when it is not valid."""
+        ...

@@ -1,0 +1,56 @@
+"""The publisher protocol: a rendered report is delivered somewhere, and says where.
+
+A publisher is made once per run by the factory its plugin registers, called
+with keyword arguments ``settings`` (its own model, validated from its
+``[[publish]]`` table, whose ``type`` names the plugin) and ``context``
+(:class:`PublishContext`). It is given each report with its artefacts as soon
+as the report is made, and closed when the run ends. Everything it sends passes
+through ``context.redact`` first, so no credential leaves in a report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from repodaily.models import DailyReport
+from repodaily.redact import NO_SECRETS, Redactor
+from repodaily.render.base import Artefact
+
+__all__ = ["Delivery", "PublishContext", "Publisher"]
+
+
+@dataclass(frozen=True)
+class PublishContext:
+    """What the core hands every publisher for a run."""
+
+    #: Say what would be delivered instead of delivering it.
+    dry_run: bool = False
+    redact: Redactor = NO_SECRETS
+    #: How many days each repository's run covers (a stream of several can be framed as one).
+    days: int = 1
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What one publisher did with one report: where it went, or what a dry run would send."""
+
+    publisher: str
+    #: Where each artefact went: file paths, URLs; empty for a stream such as stdout.
+    locations: list[str] = field(default_factory=list)
+    #: What a dry run would have delivered, for the user to read; None when it was delivered.
+    preview: str | None = None
+
+
+@runtime_checkable
+class Publisher(Protocol):
+    """Delivers reports; :class:`~repodaily.errors.PublishError` when a delivery fails."""
+
+    async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
+        """Deliver ``report``'s ``artefacts``; a rerun of the same report must not deliver it twice."""
+        ...
+
+    async def aclose(self) -> None:
+        """The run is over: finish what is framed across reports, release connections."""
+        ...

@@ -1,0 +1,61 @@
+"""The source protocol: one repository's commits, one report day at a time.
+
+A source is made per repository by the factory its plugin registers, called as
+``factory(settings=..., context=SourceContext(...))``. ``settings`` is the
+plugin's own model validated from the repository's ``[[repos]]`` keys that the
+core does not own (``name``, ``source``, ``web_url`` and ``conventions`` are the
+core's). ``git`` is the built-in source; a source of another kind (a patch
+archive, a forge's API) implements the same two methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from repodaily.models import Commit
+
+__all__ = ["Opened", "Source", "SourceContext", "Window"]
+
+#: An inclusive, timezone-aware (start, end) span of committer times: one report day.
+Window = tuple[datetime, datetime]
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """What the core hands every source: where caches go, and how much of one file's patch to keep."""
+
+    cache_dir: Path
+    max_patch_bytes: int
+
+
+@dataclass(frozen=True)
+class Opened:
+    """What a source learnt on opening: the repository's ``owner/name`` when it can tell, and its branch."""
+
+    name: str | None
+    branch: str
+
+
+@runtime_checkable
+class Source(Protocol):
+    """Commits of one repository."""
+
+    def open(self) -> Opened:
+        """Make the repository readable (a mirror fetches here); call before :meth:`collect_days`.
+
+        Raises :class:`~repodaily.errors.SourceError` with one line naming the repository.
+        """
+        ...
+
+    def collect_days(self, windows: Sequence[Window]) -> Iterator[tuple[int, list[Commit]]]:
+        """``(index into windows, that window's commits newest first)`` for each window, oldest first.
+
+        ``windows`` ascend and do not overlap. Only one window's commits need be
+        held at a time, so a long backfill costs the memory of one day; a consumer
+        that stops early closes the iterator (a generator's ``close``).
+        """
+        ...

@@ -1,0 +1,69 @@
+"""The ``git`` source as a plugin: a local clone or a URL mirrored under the cache directory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from repodaily.hookspecs import Register, hookimpl
+from repodaily.models import Commit
+from repodaily.plugins import PluginSpec
+from repodaily.sources.base import Opened, SourceContext, Window
+from repodaily.sources.git.locations import infer_repo_name, is_url
+from repodaily.sources.git.log import collect_days
+from repodaily.sources.git.repository import GitRepository, open_repository
+
+__all__ = ["GitSettings", "GitSource"]
+
+
+class GitSettings(BaseModel):
+    """Where the repository is: exactly one of ``url`` and ``path``; ``branch`` defaults to the default branch."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str | None = Field(default=None, description="Mirrored under the cache directory, fetched on every run.")
+    path: str | None = Field(default=None, description="A local clone, read in place.")
+    branch: str | None = None
+
+    @model_validator(mode="after")
+    def _one_location(self) -> GitSettings:
+        if bool(self.url) == bool(self.path):
+            raise ValueError("give exactly one of 'url' or 'path'")
+        return self
+
+
+class GitSource:
+    """:class:`~repodaily.sources.base.Source` over git: one listing and one streamed ``git log -p`` per span."""
+
+    def __init__(self, *, settings: GitSettings, context: SourceContext) -> None:
+        self.settings = settings
+        self.context = context
+        self._repository: GitRepository | None = None
+
+    def open(self) -> Opened:
+        location = self.settings.url or self.settings.path or ""
+        self._repository = open_repository(location, cache_dir=self.context.cache_dir, branch=self.settings.branch)
+        name = infer_repo_name(self.settings.url or self._repository.remote_url or "")
+        return Opened(name=name or None, branch=self._repository.branch)
+
+    def collect_days(self, windows: Sequence[Window]) -> Iterator[tuple[int, list[Commit]]]:
+        if self._repository is None:
+            self.open()
+        assert self._repository is not None
+        return collect_days(self._repository, windows, max_patch_bytes=self.context.max_patch_bytes)
+
+
+def _locate(location: str) -> dict[str, Any]:
+    """A URL is mirrored; anything else is a local clone's path."""
+    return {"url": location} if is_url(location) else {"path": location}
+
+
+@hookimpl
+def register_sources(register: Register) -> None:
+    register(
+        PluginSpec(
+            "git", GitSource, settings=GitSettings, description="a local clone or a mirrored URL", locate=_locate
+        )
+    )
