@@ -192,8 +192,13 @@ def source_file(path: str = "src/parser.py", text: str | None = None, **override
 
 
 def commit(
-    *files: ContextFile, subject: str = "Fix crash on empty input", body: str = "", sha: str = SHA
+    *files: ContextFile,
+    subject: str = "Fix crash on empty input",
+    body: str = "",
+    sha: str = SHA,
+    parts: list[list[int]] | None = None,
 ) -> AnalysisInput:
+    """An input planned as ``parts``, by default one part holding every text."""
     files = files or (source_file(),)
     return AnalysisInput(
         repo="acme/engine",
@@ -203,6 +208,7 @@ def commit(
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
         parents=["f" * 40],
         files=list(files),
+        parts=parts or [[index for index, file in enumerate(files) if file.text]],
         receipt=CoverageReceipt(budget_tokens=6000, tokens_sent=40),
         total_additions=sum(f.additions for f in files),
         total_deletions=sum(f.deletions for f in files),
