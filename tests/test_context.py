@@ -253,6 +253,7 @@ def test_empty_commit_gives_an_empty_receipt():
     assert analysis_input.receipt.files == []
     assert analysis_input.receipt.tokens_sent == 0
     assert analysis_input.receipt.budget_tokens == 6000
+    assert analysis_input.parts == [[]]
     assert (analysis_input.total_additions, analysis_input.total_deletions) == (0, 0)
 
 
@@ -340,6 +341,57 @@ def test_the_parsed_message_travels_to_the_analyzer():
 def test_negative_budget_is_refused():
     with pytest.raises(ValueError, match="budget_tokens"):
         build_input("r/r", _commit(), budget_tokens=-1)
+    with pytest.raises(ValueError, match="max_parts"):
+        build_input("r/r", _commit(), budget_tokens=6000, max_parts=0)
+
+
+# --------------------------------------------------------------------------- parts
+
+
+def test_each_part_fits_one_prompt_and_every_text_is_in_one_part():
+    rng = random.Random(20260210)
+    paths = ["vllm/a.py", "vllm/b.py", "csrc/k.cu", "setup.py", "tests/test_a.py", "docs/a.md", "README.md"]
+    for _ in range(60):
+        files = [
+            _file(path, rng.randint(1, 200), patch_truncated=rng.random() < 0.2)
+            for path in rng.sample(paths, rng.randint(1, len(paths)))
+        ]
+        budget, max_parts = rng.choice([1, 60, 500, rng.randint(0, 8000)]), rng.randint(1, 4)
+        item = build_input("r/r", _commit(*files), budget_tokens=budget, max_parts=max_parts)
+        sent = {index: count_tokens(file.text) for index, file in enumerate(item.files) if file.text}
+        assert 1 <= len(item.parts) <= max_parts
+        assert sorted(index for part in item.parts for index in part) == sorted(sent)
+        assert all(sum(sent[index] for index in part) <= budget for part in item.parts)
+        assert item.receipt.budget_tokens == budget * max_parts
+        assert item.receipt.tokens_sent == sum(sent.values())
+
+
+def test_a_file_is_full_only_when_one_part_holds_it_whole():
+    # Four files of ~3.9k tokens fit three prompts of 6k together, but never two to a prompt.
+    commit = _commit(*(_file(f"vllm/module_{i}.py", 94) for i in range(4)))
+    assert all(3_800 < count_tokens(file.patch) < 4_000 for file in commit.files)
+    item = build_input("r/r", commit, budget_tokens=6000, max_parts=3)
+    assert len(item.parts) == 3
+    patches = {file.path: file.patch for file in commit.files}
+    full = [file for file in item.files if file.coverage == Coverage.full]
+    assert len(full) == 3 and all(file.text == patches[file.path] for file in full)
+    assert [file.coverage for file in item.files if file not in full] == [Coverage.clipped]
+
+
+def test_a_commit_that_fits_one_prompt_is_one_part_whatever_the_parts_allowed():
+    commit = _mixed_commit()
+    one = build_input("r/r", commit, budget_tokens=100_000)
+    three = build_input("r/r", commit, budget_tokens=100_000, max_parts=3)
+    assert three.files == one.files
+    assert three.parts == one.parts == [[index for index, file in enumerate(one.files) if file.text]]
+
+
+def test_more_parts_read_more_of_a_big_commit():
+    commit = _commit(*(_file(f"vllm/module_{i}.py", 20) for i in range(6)))
+    full = [
+        build_input("r/r", commit, budget_tokens=2000, max_parts=parts).receipt.count(Coverage.full) for parts in (1, 3)
+    ]
+    assert full == [0, 6]
 
 
 def test_a_large_commit_is_budgeted_in_tens_of_milliseconds():

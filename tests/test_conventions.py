@@ -105,6 +105,7 @@ def test_preset_teaches_the_repositorys_own_tags() -> None:
                     "coverage": "full",
                 }
             ],
+            "parts": [[]],
         }
     )
     plain = HeuristicAnalyzer(language="en").analyze_sync(item)

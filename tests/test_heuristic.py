@@ -64,6 +64,7 @@ def commit(subject: str, *files: ContextFile, body: str = "", parents: int = 1) 
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
         parents=[str(n) * 40 for n in range(parents)],
         files=list(files),
+        parts=[[index for index, file in enumerate(files) if file.text]],
         receipt=_RECEIPT,
         total_additions=sum(f.additions for f in files),
         total_deletions=sum(f.deletions for f in files),

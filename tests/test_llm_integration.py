@@ -178,8 +178,9 @@ def test_prompt_injection_in_message_and_diff_still_yields_a_valid_analysis(
 
 def test_big_commit_is_map_reduced_on_the_real_server(llm_server: LLMServer, day: dict[str, AnalysisInput]):
     item = day["Fix crash on blank lines in config files"]
-    two_parts = item.model_copy(update={"files": [*item.files, *day["Add --verbose flag to the CLI"].files]})
-    llm = _analyzer(llm_server, budget_tokens=120, max_calls_per_commit=3)
+    files = [*item.files, *day["Add --verbose flag to the CLI"].files]
+    two_parts = item.model_copy(update={"files": files, "parts": [[0], [1]]})  # as if each filled a prompt
+    llm = _analyzer(llm_server, max_calls_per_commit=3)
     (result,) = _analyse(llm, [two_parts])
     _assert_reportable(result, two_parts, llm)
     assert result.usage.calls >= 3  # two part summaries and the final judgement

@@ -30,16 +30,19 @@ from repodaily.analyzers.llm import (
 )
 from repodaily.analyzers.llm.limits import RequestQuota, parse_duration, server_wait
 from repodaily.analyzers.llm.prompts import Prompts, fence
+from repodaily.context import build_input
 from repodaily.errors import AnalysisError, AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import (
     Analysis,
     AnalysisInput,
     AnalysisStatus,
     ChangeType,
+    Commit,
     ContextFile,
     Coverage,
     CoverageReceipt,
     FileCategory,
+    FileChange,
     FileStatus,
     Importance,
     Usage,
@@ -192,8 +195,13 @@ def source_file(path: str = "src/parser.py", text: str | None = None, **override
 
 
 def commit(
-    *files: ContextFile, subject: str = "Fix crash on empty input", body: str = "", sha: str = SHA
+    *files: ContextFile,
+    subject: str = "Fix crash on empty input",
+    body: str = "",
+    sha: str = SHA,
+    parts: list[list[int]] | None = None,
 ) -> AnalysisInput:
+    """An input planned as ``parts``, by default one part holding every text."""
     files = files or (source_file(),)
     return AnalysisInput(
         repo="acme/engine",
@@ -203,6 +211,7 @@ def commit(
         committed_at=datetime(2026, 2, 9, 12, 0, tzinfo=UTC),
         parents=["f" * 40],
         files=list(files),
+        parts=parts or [[index for index, file in enumerate(files) if file.text]],
         receipt=CoverageReceipt(budget_tokens=6000, tokens_sent=40),
         total_additions=sum(f.additions for f in files),
         total_deletions=sum(f.deletions for f in files),
@@ -793,13 +802,38 @@ def test_fence_cannot_be_closed_by_the_text_inside():
 # --------------------------------------------------------------------------- map-reduce
 
 
-def _big_commit(parts: int) -> AnalysisInput:
-    body = "".join(f"+    value_{i} = compute_something_long(argument_{i}, option={i})\n" for i in range(60))
+def _big_commit(parts: int, plan: list[list[int]] | None = None) -> AnalysisInput:
+    """``parts`` files of about 1,300 tokens each, planned as ``plan`` (by default one part each)."""
     files = [
-        source_file(f"src/module_{n}.py", text=f"@@ -1,0 +1,60 @@\n{body}", additions=60, deletions=0)
+        source_file(
+            f"src/module_{n}.py",
+            text="@@ -1,0 +1,60 @@\n"
+            + "".join(f"+    module_{n}_value_{i} = compute_long(argument_{i}, option={i})\n" for i in range(60)),
+            additions=60,
+            deletions=0,
+        )
         for n in range(parts)
     ]
-    return commit(*files)
+    return commit(*files, parts=plan or [[n] for n in range(parts)])
+
+
+def _planned(llm: LLMAnalyzer, files: int, *, budget_tokens: int = 1200) -> AnalysisInput:
+    """A commit adding ``files`` files of about 1,150 tokens each, as the context stage plans it for ``llm``."""
+    changes = [
+        FileChange(
+            path=f"src/module_{n}.py",
+            status=FileStatus.added,
+            additions=60,
+            patch="@@ -0,0 +1,60 @@\n"
+            + "".join(f"+module_{n}_value_{i} = compute_long(argument_{i}, option={i})\n" for i in range(60)),
+        )
+        for n in range(files)
+    ]
+    when = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
+    source = Commit(
+        sha=SHA, author_name="Ada", authored_at=when, committed_at=when, files=changes, **parsed_parts("Add values")
+    )
+    return build_input("acme/engine", source, budget_tokens=budget_tokens, max_parts=llm.context_parts)
 
 
 def _chunk_or_verdict(request: httpx.Request) -> httpx.Response:
@@ -809,38 +843,54 @@ def _chunk_or_verdict(request: httpx.Request) -> httpx.Response:
     return completion(VERDICT)
 
 
-def test_commit_over_the_prompt_budget_is_summarised_in_parts_then_judged():
-    item = _big_commit(3)
+def _assert_read_as_planned(item: AnalysisInput, server: Server) -> None:
+    """One request per part, and the verdict after several; each part's texts, whole, in one request."""
+    prompts = [body["messages"][1]["content"] for body in server.bodies]
+    assert len(prompts) == len(item.parts) + (len(item.parts) > 1)
+    for part in item.parts:
+        texts = [item.files[index].text.strip("\n") for index in part]
+        assert len([prompt for prompt in prompts if all(text in prompt for text in texts)]) == 1
+
+
+def test_a_commit_planned_in_parts_is_summarised_part_by_part_then_judged():
+    item = _big_commit(3, plan=[[0, 2], [1]])
     server = Server(default=_chunk_or_verdict)
-    result = run(analyse(analyzer(server, budget_tokens=1200, max_calls_per_commit=4), item))[0]
-    *chunk_calls, final = server.bodies
-    assert len(chunk_calls) == 3
-    for body, n in zip(chunk_calls, range(3), strict=True):
-        user = body["messages"][1]["content"]
-        assert f"src/module_{n}.py" in user and "value_59" in user
-    final_user = final["messages"][1]["content"]
-    assert "Adds computed values." in final_user and "Part 3 of 3" in final_user
-    assert "value_0" not in final_user
-    assert result.usage.calls == 4 and result.coverage == item.receipt
+    result = run(analyse(analyzer(server, max_calls_per_commit=4), item))[0]
+    _assert_read_as_planned(item, server)
+    *chunk_calls, final = [body["messages"][1]["content"] for body in server.bodies]
+    assert [[n for n in range(3) if f"src/module_{n}.py" in user] for user in chunk_calls] == [[0, 2], [1]]
+    assert "Adds computed values." in final and "Part 2 of 2" in final
+    assert "value_0" not in final
+    assert result.usage.calls == 3 and result.coverage == item.receipt
 
 
 def test_map_reduce_stays_within_the_call_cap():
     server = Server(default=_chunk_or_verdict)
-    run(analyse(analyzer(server, budget_tokens=1200, max_calls_per_commit=3), _big_commit(5)))
-    assert len(server.requests) == 3
-    final_user = server.bodies[-1]["messages"][1]["content"]
-    assert (
-        "Part 2 of 2" in final_user
-        and "`src/module_4.py`: modified, source, +60 -0, stats_only, diff not shown" in final_user
-    )
+    llm = analyzer(server, max_calls_per_commit=3)
+    item = _planned(llm, 5)
+    run(analyse(llm, item))
+    assert len(item.parts) == 2 and len(server.requests) == 3
+    _assert_read_as_planned(item, server)
+    # Five files of about 1,150 tokens in two parts of 1,200: none is read whole, each in part.
+    assert item.receipt.count(Coverage.clipped) == 5 and item.receipt.tokens_sent <= 2 * 1200
+    assert "Part 2 of 2" in server.bodies[-1]["messages"][1]["content"]
 
 
-def test_call_cap_of_one_analyses_what_fits_in_one_prompt():
+@pytest.mark.parametrize("cap", [1, 2])
+def test_call_cap_below_three_reads_the_commit_in_one_prompt(cap: int):
     server = Server(default=_chunk_or_verdict)
-    run(analyse(analyzer(server, budget_tokens=1200, max_calls_per_commit=1), _big_commit(3)))
-    (body,) = server.bodies
-    user = body["messages"][1]["content"]
-    assert "value_59" in user and user.count("diff not shown") == 2
+    llm = analyzer(server, max_calls_per_commit=cap)
+    item = _planned(llm, 3)
+    run(analyse(llm, item))
+    assert item.parts == [[0, 1, 2]] and item.receipt.count(Coverage.clipped) == 3
+    _assert_read_as_planned(item, server)
+
+
+def test_a_plan_over_the_call_cap_is_refused_not_cut():
+    server = Server(default=_chunk_or_verdict)
+    with pytest.raises(ValueError, match="planned in 3 parts"):
+        run(analyse(analyzer(server, max_calls_per_commit=3), _big_commit(3)))
+    assert server.requests == []
 
 
 # --------------------------------------------------------------------------- highlights
@@ -973,32 +1023,65 @@ def test_client_counts_usage_for_its_lifetime():
 
 def test_pipeline_reads_a_big_commit_in_parts_within_the_call_cap(tmp_path):
     """End to end through the pipeline: the context stage reads as much as the chunk calls can carry."""
+    body = "".join(f"value_{i} = compute_something_long(argument_{i}, option={i})\n" for i in range(60))
+    server = Server(default=_chunk_or_verdict)
+    analysis = _analysed_through_the_pipeline(
+        tmp_path, server, {f"src/module_{n}.py": body for n in range(3)}, budget_tokens=1200
+    )
+    assert len(server.requests) == 4  # three parts, then the verdict
+    assert analysis.coverage.count(Coverage.full) == 3
+    assert analysis.coverage.budget_tokens == 3 * 1200
+
+
+def test_every_file_receipted_full_was_sent_whole_to_the_model(tmp_path):
+    """Four files of ~3.9k tokens, the default budget (6,000 a prompt) and call cap (4): three parts.
+
+    The files fit the three parts' budget together but not two to a part, so one of
+    them cannot be read whole: its receipt must not say ``full``.
+    """
+    contents = {
+        f"src/module_{n}.py": "".join(
+            f"module_{n}_value_{i} = compute_something_long(argument_{i}, option={i})\n" for i in range(187)
+        )
+        for n in range(4)
+    }
+    server = Server(default=_chunk_or_verdict)
+    analysis = _analysed_through_the_pipeline(tmp_path, server, contents)
+    assert all(3_500 < file.tokens_total < 4_300 for file in analysis.coverage.files)
+    assert len(server.requests) <= 4
+    prompts = [body["messages"][1]["content"] for body in server.bodies]
+    for path in analysis.coverage.paths(Coverage.full):
+        whole = "".join(f"+{line}\n" for line in contents[path].splitlines()).rstrip("\n")
+        assert any(whole in prompt for prompt in prompts), f"{path} is receipted full but was not sent whole"
+    assert analysis.coverage.count(Coverage.full) == 3
+
+
+def _analysed_through_the_pipeline(
+    tmp_path: Any, server: Server, files: dict[str, str], budget_tokens: int | None = None
+) -> Analysis:
+    """The one analysis of a commit adding ``files``, through the pipeline with the llm analyzer on ``server``.
+
+    The budget and the call cap are the configuration's defaults unless ``budget_tokens`` is given.
+    """
     from repodaily.config import load_config
     from repodaily.demo.repo_builder import RepoBuilder
     from repodaily.pipeline import Pipeline
     from repodaily.store import Store
 
     builder = RepoBuilder(tmp_path / "repo")
-    when = datetime(2026, 2, 9, 12, 0, tzinfo=UTC)
-    body = "".join(f"value_{i} = compute_something_long(argument_{i}, option={i})\n" for i in range(60))
-    builder.commit("Add computed values", when=when, files={f"src/module_{n}.py": body for n in range(3)})
-    config = load_config(
-        None,
-        environ={},
-        overrides={
-            "cache_dir": str(tmp_path / "cache"),
-            "context": {"budget_tokens": 1200},
-            "llm": {"highlights": False, "max_calls_per_commit": 4},
-        },
+    builder.commit("Add computed values", when=datetime(2026, 2, 9, 12, 0, tzinfo=UTC), files=files)
+    overrides: dict[str, Any] = {"cache_dir": str(tmp_path / "cache"), "llm": {"highlights": False}}
+    if budget_tokens is not None:
+        overrides["context"] = {"budget_tokens": budget_tokens}
+    config = load_config(None, environ={}, overrides=overrides)
+    llm = analyzer(
+        server,
+        budget_tokens=config.context.budget_tokens,
+        max_calls_per_commit=config.plugin_table("llm")["max_calls_per_commit"],
     )
-    server = Server(default=_chunk_or_verdict)
-    llm = analyzer(server, budget_tokens=1200, max_calls_per_commit=4)
     with Store(config.cache_path) as store:
-        pipeline = Pipeline(config, store, analyzer=llm)
-        (analysis,), _ = run(_analysed(pipeline, builder))
-    assert len(server.requests) == 4  # three parts, then the verdict
-    assert analysis.coverage.count(Coverage.full) == 3
-    assert analysis.coverage.budget_tokens == 3 * 1200
+        (analysis,), _ = run(_analysed(Pipeline(config, store, analyzer=llm), builder))
+    return analysis
 
 
 async def _analysed(pipeline: Any, builder: Any) -> tuple[list[Analysis], set[str]]:

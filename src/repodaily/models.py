@@ -13,7 +13,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 REPORT_SCHEMA_VERSION = "1"
 
@@ -209,9 +209,23 @@ class AnalysisInput(MessageParts):
     committed_at: datetime
     parents: list[str]
     files: list[ContextFile]
+    parts: list[list[int]] = Field(
+        description=(
+            "The prompts the diff is read in, planned by the context stage: per part, the indexes into `files` "
+            "whose text it carries. One part when the diff fits one prompt; every text is in exactly one part."
+        )
+    )
     receipt: CoverageReceipt
     total_additions: int
     total_deletions: int
+
+    @model_validator(mode="after")
+    def _every_text_in_one_part(self) -> AnalysisInput:
+        # A text outside the plan would be read by no prompt while its receipt says it was.
+        planned = sorted(index for part in self.parts for index in part)
+        if not self.parts or planned != [index for index, file in enumerate(self.files) if file.text]:
+            raise ValueError("parts must hold the index of every file with text exactly once, and no other")
+        return self
 
 
 # --------------------------------------------------------------------------- analysis

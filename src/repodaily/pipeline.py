@@ -235,8 +235,13 @@ class Pipeline:
         self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
-        budget = analyzer.context_budget(self.config.context.budget_tokens)
-        item = build_input(repo, commit, budget_tokens=budget, paths=analyzer.path_table)
+        item = build_input(
+            repo,
+            commit,
+            budget_tokens=self.config.context.budget_tokens,
+            max_parts=analyzer.context_parts,
+            paths=analyzer.path_table,
+        )
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(item)

@@ -52,13 +52,15 @@ class Analyzer(abc.ABC):
         """
         return PathTable.packaged()
 
-    def context_budget(self, per_prompt_tokens: int) -> int:
-        """Diff tokens of one commit this analyzer can use when one prompt carries ``per_prompt_tokens``.
+    @property
+    def context_parts(self) -> int:
+        """How many prompts' worth of diff this analyzer reads of one commit: one, unless it map-reduces.
 
-        The context stage reads each commit up to this budget. An analyzer that
-        spreads a big commit over several calls (map-reduce) can use more.
+        The context stage plans a commit's diff in at most this many parts of one
+        prompt each (:attr:`~repodaily.models.AnalysisInput.parts`), and an analyzer
+        reads every part it is given, so the receipts say what was read.
         """
-        return per_prompt_tokens
+        return 1
 
     @abc.abstractmethod
     async def analyze(self, item: AnalysisInput) -> Analysis:

@@ -1,31 +1,42 @@
 """Turn one commit into what an analyzer reads, within a token budget, with receipts.
 
-An analyzer (a model, later) reads a bounded amount of diff, so what it reads is
-chosen on purpose and written down:
+An analyzer reads a bounded amount of diff, so what it reads is chosen on purpose
+and written down. The budget is one prompt's worth of diff, times the prompts
+(*parts*) the analyzer may spend on one commit: a model that map-reduces a big
+commit reads each part in its own prompt, the heuristic reads one. This module
+plans the parts as it spends the budget, so a receipt says what a part really
+holds — nobody downstream re-cuts a text or drops a part:
 
 1. Every file is classified (:mod:`repodaily.paths`) and its patch counted (:mod:`.tokens`).
 2. Categories are served in :class:`~repodaily.models.FileCategory` order — source,
    build, test, docs — each deciding all its files before the next one gets what
    remains. Generated and binary files are never read: path and counts only.
-3. Within a category every file is offered an equal share of what remains (at
-   least :data:`MIN_CLIP_TOKENS`). Smallest first, a patch that fits its share is
-   sent whole (``full``) and leaves the rest of its share to the others; so many
-   small patches are read whole, and one huge file cannot starve the rest.
-4. The patches bigger than their share are then cut to it, biggest change first:
-   whole hunks from the top, the last one cut at a line boundary, and a closing
-   line saying how many lines were left out (``clipped``). A slice under
-   :data:`MIN_CLIP_TOKENS` tells little, so when less than that remains a file
-   gets path and counts only (``stats_only``).
+3. Within a category every file is offered an equal share of what remains in
+   all parts (at least :data:`MIN_CLIP_TOKENS`). Smallest first, a patch that fits
+   its share and the room of some part is sent whole (``full``) and leaves the
+   rest of its share to the others; so many small patches are read whole, and one
+   huge file cannot starve the rest.
+4. The patches bigger than their share are then cut to it, and to the room of
+   the emptiest part, biggest change first: whole hunks from the top, the last one
+   cut at a line boundary, and a closing line saying how many lines were left out
+   (``clipped``). A slice under :data:`MIN_CLIP_TOKENS` tells little, so when less
+   than that remains a file gets path and counts only (``stats_only``).
 5. A patch the source already cut (``FileChange.patch_truncated``) is at most
    ``clipped``, even when all of what arrived is sent; a file whose content the
    source could not read (``FileChange.content_missing``) is ``stats_only``. A
    file whose diff has no text (a pure rename) is ``full``: nothing was withheld.
 
+A text goes whole into one part: the part with the least room that still takes
+it (the earliest on a tie), so the first part fills before the next is opened, and
+a commit that fits one prompt is one part whatever the analyzer may spend. With one
+part allowed, this is exactly a single budget spent in the order above.
+
 The budget covers patch text only: the commit's subject, body and metadata, and
 any per-file headings an analyzer adds around the patches, are not counted against
 it. The receipt lists every file in the order above (category, then size of
-change), with the tokens of its patch as received and the tokens sent; the tokens
-sent never add up to more than the budget.
+change), with the tokens of its patch as received and the tokens sent. Its budget
+is that of all the parts together; the tokens sent never add up to more than one
+prompt's budget in any part.
 """
 
 from __future__ import annotations
@@ -71,22 +82,51 @@ class _File:
     coverage: Coverage = Coverage.stats_only
     text: str = ""
     tokens_sent: int = 0
+    part: int | None = None
 
-    def send(self, text: str, tokens: int, coverage: Coverage) -> None:
+    def send(self, text: str, tokens: int, coverage: Coverage, parts: _Parts) -> None:
         self.text, self.tokens_sent = text, tokens
         self.coverage = Coverage.clipped if self.change.patch_truncated else coverage
+        self.part = parts.take(tokens) if text else None
 
 
-def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTable | None = None) -> AnalysisInput:
-    """What an analyzer may read about ``commit``: metadata, parsed message, at most ``budget_tokens`` of diff.
+@dataclass
+class _Parts:
+    """The room left in each prompt the diff may be spread over."""
 
-    Files are classed by ``paths``, the analyzer's path table (by default the
-    package's, :meth:`PathTable.packaged`). See the module docstring for how the
-    budget is spent; the commit message is outside it. Pure and deterministic:
-    the same commit, budget and table give the same input.
+    rooms: list[int]
+
+    @property
+    def left(self) -> int:
+        return sum(self.rooms)
+
+    @property
+    def largest(self) -> int:
+        return max(self.rooms)
+
+    def take(self, tokens: int) -> int:
+        """The part with the least room that takes ``tokens`` (the earliest on a tie), its room reduced."""
+        part = min((room, index) for index, room in enumerate(self.rooms) if room >= tokens)[1]
+        self.rooms[part] -= tokens
+        return part
+
+
+def build_input(
+    repo: str, commit: Commit, *, budget_tokens: int, max_parts: int = 1, paths: PathTable | None = None
+) -> AnalysisInput:
+    """What an analyzer may read about ``commit``: metadata, parsed message, and diff in at most ``max_parts`` parts.
+
+    Each part holds at most ``budget_tokens`` of diff, one prompt's worth; the
+    input's ``parts`` say which files' texts each part carries. Files are classed
+    by ``paths``, the analyzer's path table (by default the package's,
+    :meth:`PathTable.packaged`). See the module docstring for how the budget is
+    spent; the commit message is outside it. Pure and deterministic: the same
+    commit, budget, parts and table give the same input.
     """
     if budget_tokens < 0:
         raise ValueError(f"budget_tokens must not be negative, got {budget_tokens}")
+    if max_parts < 1:
+        raise ValueError(f"max_parts must be at least 1, got {max_parts}")
     table = paths or PathTable.packaged()
     files = sorted(
         (
@@ -95,10 +135,11 @@ def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTab
         ),
         key=_rank,
     )
-    remaining = budget_tokens
+    parts = _Parts([budget_tokens] * max_parts)
     for category, group in groupby(files, key=lambda file: file.category):
         if category not in _NEVER_READ:
-            remaining = _spend([file for file in group if not file.change.content_missing], remaining)
+            _spend([file for file in group if not file.change.content_missing], parts)
+    planned = [[index for index, file in enumerate(files) if file.part == part] for part in range(max_parts)]
     return AnalysisInput(
         **commit.message_parts(),
         repo=repo,
@@ -107,9 +148,10 @@ def build_input(repo: str, commit: Commit, *, budget_tokens: int, paths: PathTab
         committed_at=commit.committed_at,
         parents=list(commit.parents),
         files=[_context_file(file) for file in files],
+        parts=[part for part in planned if part] or [[]],
         receipt=CoverageReceipt(
-            budget_tokens=budget_tokens,
-            tokens_sent=budget_tokens - remaining,
+            budget_tokens=budget_tokens * max_parts,
+            tokens_sent=budget_tokens * max_parts - parts.left,
             files=[_receipt(file) for file in files],
         ),
         total_additions=sum(change.additions for change in commit.files),
@@ -121,28 +163,25 @@ def _rank(file: _File) -> tuple[int, int, str]:
     return _CATEGORY_RANK[file.category], -(file.change.additions + file.change.deletions), file.change.path
 
 
-def _spend(group: list[_File], remaining: int) -> int:
-    """Give one category's files (ranked) their text by fair shares; return the budget left."""
+def _spend(group: list[_File], parts: _Parts) -> None:
+    """Give one category's files (ranked) their text by fair shares of the room left in ``parts``."""
     by_size = sorted(group, key=lambda file: file.tokens_total)
     whole = 0
     for file in by_size:
-        share = max(remaining // (len(by_size) - whole), MIN_CLIP_TOKENS)
-        if file.tokens_total > min(share, remaining):
+        share = max(parts.left // (len(by_size) - whole), MIN_CLIP_TOKENS)
+        if file.tokens_total > min(share, parts.largest):
             break
-        file.send(file.change.patch, file.tokens_total, Coverage.full)
-        remaining -= file.tokens_total
+        file.send(file.change.patch, file.tokens_total, Coverage.full, parts)
         whole += 1
     too_big = sorted(by_size[whole:], key=_rank)
     for index, file in enumerate(too_big):
-        allowance = min(max(remaining // (len(too_big) - index), MIN_CLIP_TOKENS), remaining)
+        allowance = min(max(parts.left // (len(too_big) - index), MIN_CLIP_TOKENS), parts.largest)
         if allowance < MIN_CLIP_TOKENS:
             break
         clipped = _clip(file.change.patch, file.tokens_total, allowance)
         if clipped is not None:
             text, tokens = clipped
-            file.send(text, tokens, Coverage.clipped)
-            remaining -= tokens
-    return remaining
+            file.send(text, tokens, Coverage.clipped, parts)
 
 
 def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:

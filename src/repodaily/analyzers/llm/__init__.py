@@ -8,7 +8,6 @@
     schema       LLMVerdict and the other reply models; the depth rule
     prompts      the Jinja2 prompt files (zh, en) and PROMPT_VERSION
     structured   output-mode negotiation, validation, the repair round
-    chunks       splitting a big commit's diff for map-reduce
     analyzer     LLMAnalyzer
     doctor       the endpoint checks of ``repodaily doctor``
     plugin       the registration, as ``llm``

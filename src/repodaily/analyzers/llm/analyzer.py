@@ -11,11 +11,14 @@ An endpoint's client is asked once whether it takes our key, and afterwards
 fails at once without sending (:class:`~.client.ChatClient`), so the analyzer
 and the pipeline keep no memory of refusals of their own.
 
-A commit whose diff text exceeds one prompt's budget is map-reduced: its files
-are split into parts that fit (:mod:`.chunks`), each part is summarised in
-parallel, and one final call judges the commit from the file list and the
-summaries. The calls per commit are capped (``max_calls_per_commit``): parts
-beyond the cap go unread, and a cap below three means one call over what fits.
+A commit whose diff text exceeds one prompt's budget is map-reduced: the context
+stage plans its diff in parts of one prompt each (``AnalysisInput.parts``), each
+part is summarised in parallel, and one final call judges the commit from the
+file list and the summaries. The calls per commit are capped
+(``max_calls_per_commit``), so the analyzer asks the context stage for at most
+``max_calls_per_commit - 1`` parts (:attr:`LLMAnalyzer.context_parts`), one when
+the cap is below three. It sends every part as planned and cuts nothing, so a
+file the receipt calls ``full`` reached the model whole.
 """
 
 from __future__ import annotations
@@ -27,14 +30,13 @@ import logging
 import os
 import random
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import httpx
 from pydantic import ValidationError
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.analyzers.llm.chunks import split_into_parts
 from repodaily.analyzers.llm.client import ChatClient
 from repodaily.analyzers.llm.prompts import PROMPT_VERSION, ChunkNote, HighlightEntry, Prompts
 from repodaily.analyzers.llm.schema import (
@@ -141,10 +143,11 @@ class LLMAnalyzer(Analyzer):
             }
         )
 
-    def context_budget(self, per_prompt_tokens: int) -> int:
-        """One prompt's worth per chunk call: a big commit is read in parts, then judged from their summaries."""
+    @property
+    def context_parts(self) -> int:
+        """One part per chunk call, the final call aside; one part when the cap leaves no room to map-reduce."""
         calls = self.settings.max_calls_per_commit
-        return per_prompt_tokens * (calls - 1) if calls >= _MIN_MAP_REDUCE_CALLS else per_prompt_tokens
+        return calls - 1 if calls >= _MIN_MAP_REDUCE_CALLS else 1
 
     async def highlights(self, day_items: Sequence[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
         """The day's three to five key points over its high and medium commits, each citing given SHAs only.
@@ -176,16 +179,15 @@ class LLMAnalyzer(Analyzer):
     # -- one commit on one endpoint
 
     async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> LLMVerdict:
-        calls = self.settings.max_calls_per_commit
-        map_reduce = calls >= _MIN_MAP_REDUCE_CALLS
-        parts = split_into_parts(
-            item.files, budget_tokens=self.settings.budget_tokens, max_parts=calls - 1 if map_reduce else 1
-        )
-        if len(parts) <= 1:
-            messages = self.prompts.analyze(item, _shown(item.files, parts[0] if parts else []))
+        if len(item.parts) > self.context_parts:
+            # Sending them all would break the call cap, dropping some would break the receipt.
+            raise ValueError(f"input planned in {len(item.parts)} parts, this analyzer reads {self.context_parts}")
+        if len(item.parts) == 1:
+            messages = self.prompts.analyze(item, item.files)
         else:
+            parts = [[item.files[index] for index in part] for part in item.parts]
             notes = await self._summarise_parts(client, item, parts, usage)
-            messages = self.prompts.analyze(item, _shown(item.files, []), notes)
+            messages = self.prompts.analyze(item, [_without_text(file) for file in item.files], notes)
         return finish_verdict(await ask(client, messages, LLMVerdict, prompts=self.prompts, usage=usage))
 
     async def _summarise_parts(
@@ -229,13 +231,8 @@ class LLMAnalyzer(Analyzer):
         raise last
 
 
-def _shown(files: Iterable[ContextFile], part: list[ContextFile]) -> list[ContextFile]:
-    """Every file of the commit: those in ``part`` as the part has them, the others without text."""
-    in_part = {file.path: file for file in part}
-    return [in_part.get(file.path) or _without_text(file) for file in files]
-
-
 def _without_text(file: ContextFile) -> ContextFile:
+    """The file as the final call of a map-reduce lists it: its text was read by a chunk call, not this one."""
     return file.model_copy(update={"text": "", "coverage": Coverage.stats_only}) if file.text else file
 
 
