@@ -6,7 +6,7 @@
     client       ChatClient: one endpoint over httpx; retries, limits, our errors only
     limits       request/token budgets and the waits a server asks for
     schema       LLMVerdict and the other reply models; the depth rule
-    prompts      the Jinja2 prompt files (zh, en) and PROMPT_VERSION
+    prompts      the Jinja2 prompt files (zh, en) and prompt_digest, their content hash
     structured   output-mode negotiation, validation, the repair round
     chunks       splitting a big commit's diff for map-reduce
     analyzer     LLMAnalyzer, registered as "llm"
@@ -16,17 +16,17 @@ Importing this package registers the analyzer.
 
 from repodaily.analyzers.llm.analyzer import LLMAnalyzer
 from repodaily.analyzers.llm.client import ChatClient, OutputMode
-from repodaily.analyzers.llm.prompts import PROMPT_VERSION
+from repodaily.analyzers.llm.prompts import prompt_digest
 from repodaily.analyzers.llm.schema import LLMVerdict
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings, settings_from_env
 
 __all__ = [
-    "PROMPT_VERSION",
     "ChatClient",
     "EndpointSettings",
     "LLMAnalyzer",
     "LLMSettings",
     "LLMVerdict",
     "OutputMode",
+    "prompt_digest",
     "settings_from_env",
 ]
