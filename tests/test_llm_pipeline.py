@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from fault_proxy import INVALID_JSON, PASSTHROUGH, RESET, TRUNCATE, WRONG_SCHEMA, FaultProxy, http_status, stall
 from report_checks import check_report
 
+from repodaily.analyzers.llm import prompt_digest
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import DailyReport
@@ -104,7 +105,7 @@ def test_report_through_the_llm_and_a_rerun_asks_nothing(repo, tmp_path, proxy, 
     assert [c.analysis.status for c in report.commits] == ["ok", "ok"]
     assert all(c.analysis.model == llm_server.model for c in report.commits)
     assert report.run.calls >= 2 and report.run.prompt_tokens > 0 and report.run.completion_tokens > 0
-    assert report.run.prompt_version == "1"
+    assert report.run.prompt_version == prompt_digest()
     calls = len(proxy.chat_calls)
 
     code, again, _ = _report(repo, config)

@@ -26,6 +26,7 @@ from repodaily.analyzers.llm import (
     LLMAnalyzer,
     LLMSettings,
     OutputMode,
+    prompt_digest,
     settings_from_env,
 )
 from repodaily.analyzers.llm.limits import RequestQuota, parse_duration, server_wait
@@ -942,22 +943,20 @@ def test_highlights_keep_only_points_citing_given_shas():
 # --------------------------------------------------------------------------- settings and identity
 
 
-def test_fingerprint_changes_with_model_prompt_version_and_language(monkeypatch: pytest.MonkeyPatch):
+def test_fingerprint_changes_with_model_settings_and_language():
     def fingerprint(*endpoints: EndpointSettings, language: str = "zh", **settings: Any) -> str:
         return LLMAnalyzer(
             settings=LLMSettings(endpoints=list(endpoints), language=language, **settings), environ={}
         ).fingerprint
 
     base = fingerprint(endpoint())
-    assert base.startswith("llm/primary-model/p1/zh/")
+    assert base.startswith(f"llm/primary-model/p{prompt_digest()}/zh/")  # prompts: see test_fingerprint.py
     assert fingerprint(endpoint(), language="en") != base
     assert fingerprint(endpoint(model="other")) != base
     assert fingerprint(endpoint(), endpoint("fallback")) != base
     assert fingerprint(endpoint(temperature=0.7)) != base
     assert fingerprint(endpoint(), budget_tokens=9000) != base
     assert fingerprint(endpoint(concurrency=2, max_retries=9)) == base  # limits do not change answers
-    monkeypatch.setattr("repodaily.analyzers.llm.analyzer.PROMPT_VERSION", "2")
-    assert fingerprint(endpoint()).startswith("llm/primary-model/p2/zh/")
 
 
 def test_analyzer_registers_as_llm_and_builds_from_config_tables():
@@ -965,7 +964,7 @@ def test_analyzer_registers_as_llm_and_builds_from_config_tables():
     llm = registry().create("analyzer", "llm", table, "test", language="en", budget_tokens=6000)
     assert isinstance(llm, LLMAnalyzer) and llm.name == "llm"
     assert llm.settings.endpoints[0].base_url == "http://127.0.0.1:8080/v1"
-    assert llm.fingerprint.startswith("llm/qwen/p1/en/")
+    assert llm.fingerprint.startswith(f"llm/qwen/p{prompt_digest()}/en/")
     run(llm.aclose())
 
 

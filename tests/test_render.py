@@ -121,7 +121,7 @@ def _report(commits: list[ReportCommit], **fields: object) -> DailyReport:
         ),
         run=RunInfo(
             analyzer="heuristic/1",
-            prompt_version="v1",
+            prompt_version="3f9a1c07be",
             calls=3,
             prompt_tokens=9812,
             completion_tokens=1240,
@@ -184,7 +184,7 @@ def test_layout_follows_the_target_order_in_chinese():
         "### 🔴 高重要度变更 (1)",
         "### 🟡 中重要度变更 (1)",
         "### 🟢 低重要度变更 (1)",
-        "<sub>repodaily · 分析器 `heuristic/1` · 提示词 v1 · 3 次调用",
+        "<sub>repodaily · 分析器 `heuristic/1` · 提示词 3f9a1c07be · 3 次调用",
     ]
     positions = [markdown.index(marker) for marker in order]
     assert positions == sorted(positions)

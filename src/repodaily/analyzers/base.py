@@ -29,7 +29,7 @@ class Analyzer(abc.ABC):
 
     #: Registry name, e.g. ``"heuristic"``.
     name: str
-    #: Version of the prompt an analyzer sends, for the report's footer; None without one.
+    #: What identifies the prompts an analyzer sends (a content hash), for the report's footer; None without any.
     prompt_version: str | None = None
     #: Whether :meth:`highlights` can write anything; the pipeline skips the step otherwise.
     writes_highlights: bool = False

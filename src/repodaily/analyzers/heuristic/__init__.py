@@ -13,7 +13,7 @@ One module a step, each importing only the ones before it: ``base``,
 ``message_rules``, ``diff_rules``, ``sentences`` and ``rules`` model the table,
 ``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
 ``files``, ``patch`` and ``changelog`` read a commit; ``decide`` judges it and
-``text`` writes the judgement.
+``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from repodaily.analyzers.heuristic.evidence import Evidence, read_message
 from repodaily.analyzers.heuristic.files import impact_scope, read_files
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import effective_message, parse_title
 from repodaily.errors import ConfigError
@@ -65,7 +66,12 @@ class HeuristicAnalyzer(Analyzer):
 
     @property
     def fingerprint(self) -> str:
-        return f"heuristic/{self.rules.fingerprint}/{self.language}"
+        """``heuristic/<code hash>-<rules hash>/<language>``: the package's code and tables, the merged rules.
+
+        Both parts are content hashes (:func:`source_digest`, :attr:`RuleSet.fingerprint`),
+        so no version needs bumping by hand when a rule changes.
+        """
+        return f"heuristic/{source_digest()}-{self.rules.fingerprint}/{self.language}"
 
     @property
     def path_table(self) -> PathTable:

@@ -15,7 +15,6 @@ repository's ``conventions`` setting into such an extension.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tomllib
 from collections.abc import Mapping
@@ -43,6 +42,7 @@ from repodaily.analyzers.heuristic.message_rules import (
     TagRule,
 )
 from repodaily.analyzers.heuristic.sentences import Messages
+from repodaily.digests import digest
 from repodaily.errors import ConfigError
 from repodaily.models import ChangeType, Importance
 from repodaily.paths import PathTable, packaged_path_classes
@@ -86,7 +86,6 @@ class Audiences(Strict):
 class RuleSet(Strict):
     """All rules of the heuristic analyzer; build it with :meth:`load`."""
 
-    version: str
     importance: dict[ChangeType, Importance]
     decision: DecisionRules
     moves: MovesRules = Field(default_factory=MovesRules)
@@ -136,9 +135,13 @@ class RuleSet(Strict):
 
     @cached_property
     def fingerprint(self) -> str:
-        """``<version>-<hash>``: changes with any rule, so cached analyses are redone."""
-        canonical = json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
-        return f"{self.version}-{hashlib.sha256(canonical.encode()).hexdigest()[:10]}"
+        """Short hash of the merged table: the packaged rules and path classes, and any conventions over them.
+
+        It hashes what the rules *are* once loaded, so a conventions file or inline
+        table counts as much as ``rules.toml``; the code that applies them is
+        hashed beside it (:mod:`~repodaily.analyzers.heuristic.source`).
+        """
+        return digest({"rules": json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)})
 
     @cached_property
     def _tag_index(self) -> dict[str, TagRule]:

@@ -6,7 +6,7 @@
     client       ChatClient: one endpoint over httpx; retries, limits, our errors only
     limits       request/token budgets and the waits a server asks for
     schema       LLMVerdict and the other reply models; the depth rule
-    prompts      the Jinja2 prompt files (zh, en) and PROMPT_VERSION
+    prompts      the Jinja2 prompt files (zh, en) and prompt_digest, their content hash
     structured   output-mode negotiation, validation, the repair round
     analyzer     LLMAnalyzer
     doctor       the endpoint checks of ``repodaily doctor``
@@ -23,7 +23,6 @@ import importlib
 from typing import Any
 
 _EXPORTS = {
-    "PROMPT_VERSION": "prompts",
     "ChatClient": "client",
     "EndpointSettings": "settings",
     "LLMAnalyzer": "analyzer",
@@ -31,6 +30,7 @@ _EXPORTS = {
     "LLMSettings": "settings",
     "LLMVerdict": "schema",
     "OutputMode": "client",
+    "prompt_digest": "prompts",
     "settings_from_env": "settings",
 }
 

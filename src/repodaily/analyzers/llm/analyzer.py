@@ -38,7 +38,7 @@ from pydantic import ValidationError
 
 from repodaily.analyzers.base import Analyzer
 from repodaily.analyzers.llm.client import ChatClient
-from repodaily.analyzers.llm.prompts import PROMPT_VERSION, ChunkNote, HighlightEntry, Prompts
+from repodaily.analyzers.llm.prompts import ChunkNote, HighlightEntry, Prompts, prompt_digest
 from repodaily.analyzers.llm.schema import (
     ChunkSummary,
     HighlightsReply,
@@ -76,7 +76,6 @@ class LLMAnalyzer(Analyzer):
     """Judges commits with a language model; see the module docstring for the flow."""
 
     name = "llm"
-    prompt_version = PROMPT_VERSION
     writes_highlights = True
 
     def __init__(
@@ -122,6 +121,11 @@ class LLMAnalyzer(Analyzer):
     @property
     def fingerprint(self) -> str:
         return self._fingerprint
+
+    @property
+    def prompt_version(self) -> str:
+        """The prompts' content hash (:func:`prompt_digest`), for the report's footer."""
+        return prompt_digest()
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
         usage = Usage()
@@ -237,7 +241,7 @@ def _without_text(file: ContextFile) -> ContextFile:
 
 
 def _fingerprint(settings: LLMSettings) -> str:
-    """``llm/<primary model>/p<prompt version>/<language>/<hash of every setting that changes output>``."""
+    """``llm/<primary model>/p<prompt hash>/<language>/<hash of every setting that changes output>``."""
     endpoints = settings.endpoints
     material = {
         "models": [e.model for e in endpoints],
@@ -247,7 +251,7 @@ def _fingerprint(settings: LLMSettings) -> str:
         "max_calls_per_commit": settings.max_calls_per_commit,
     }
     digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:10]
-    return f"llm/{endpoints[0].model}/p{PROMPT_VERSION}/{settings.language}/{digest}"
+    return f"llm/{endpoints[0].model}/p{prompt_digest()}/{settings.language}/{digest}"
 
 
 def _short_names(shas: list[str]) -> dict[str, str]:

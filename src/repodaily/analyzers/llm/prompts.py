@@ -10,8 +10,9 @@ sits in a fence the text itself cannot close (:func:`fence`), or in an inline
 code span that cannot be broken (:func:`code`), so an instruction inside a
 commit message or diff has nowhere to escape to.
 
-:data:`PROMPT_VERSION` is part of the analyzer's fingerprint: change it with any
-change to the templates or the schema that changes what a model answers.
+:func:`prompt_digest`, a hash of everything that makes a prompt, is part of the
+analyzer's fingerprint and the report's footer, so an edited template or schema
+never serves an answer to the old one, and no version needs bumping by hand.
 """
 
 from __future__ import annotations
@@ -20,19 +21,20 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
 from jinja2 import Environment, FunctionLoader, StrictUndefined
 from pydantic import BaseModel
 
+from repodaily.analyzers.llm import schema
 from repodaily.analyzers.llm.client import Message
 from repodaily.analyzers.llm.schema import ChunkSummary, HighlightsReply, LLMVerdict, json_schema
+from repodaily.digests import digest, package_file, package_tree
 from repodaily.models import Analysis, AnalysisInput, ContextFile
 
-__all__ = ["PROMPT_VERSION", "ChunkNote", "HighlightEntry", "Prompts", "code", "fence"]
-
-PROMPT_VERSION = "1"
+__all__ = ["ChunkNote", "HighlightEntry", "Prompts", "code", "fence", "prompt_digest"]
 
 _BACKTICK_RUN = re.compile(r"`+")
 
@@ -51,6 +53,32 @@ def code(text: str) -> str:
     ticks = "`" * (longest + 1)
     padding = " " if text.startswith("`") or text.endswith("`") else ""
     return f"{ticks}{padding}{text}{padding}{ticks}"
+
+
+@cache
+def prompt_digest() -> str:
+    """Short hash of what the model is asked: the template files, this module, the JSON schemas sent.
+
+    The templates are hashed in every language, so the hash names one version
+    of the prompts whatever the report's language. This module renders them
+    (fences, the Jinja2 settings, the message layout). The schemas are those of
+    every model :mod:`.schema` exports, in both dialects that are sent — inside
+    the system prompt and as a strict ``response_format`` — hashed as the JSON
+    they produce, so a change to an enum of :mod:`repodaily.models` counts as
+    much as one to :mod:`.schema`, and a new reply is hashed without being
+    listed here. The transport (client, retries, limits) is not hashed: it does
+    not change an answer, and every LLM analysis redone costs a model call.
+    """
+    material: dict[str, str | bytes] = {
+        **package_tree(__package__, folder="prompts", suffixes=(".j2",)),
+        **package_file(__package__, "prompts.py"),
+    }
+    for name in schema.__all__:
+        model = getattr(schema, name)
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            for strict in (False, True):
+                material[f"schema/{name}/{strict}"] = json.dumps(json_schema(model, strict=strict), sort_keys=True)
+    return digest(material)
 
 
 def _load(name: str) -> str:
