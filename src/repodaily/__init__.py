@@ -31,7 +31,7 @@ from repodaily.errors import (
     StoreError,
     Truncated,
 )
-from repodaily.models import Analysis, AnalysisInput, Commit, DailyReport
+from repodaily.models import Analysis, AnalysisInput, Commit, DailyReport, Provenance, Verdict
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.redact import Redactor
 from repodaily.render import render_json, render_markdown
@@ -51,6 +51,7 @@ __all__ = [
     "DailyReport",
     "InvalidOutput",
     "Pipeline",
+    "Provenance",
     "ProviderError",
     "PublishError",
     "Redactor",
@@ -62,6 +63,7 @@ __all__ = [
     "Store",
     "StoreError",
     "Truncated",
+    "Verdict",
     "__version__",
     "create_analyzer",
     "load_config",
