@@ -51,12 +51,13 @@ from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
-    AnalysisStatus,
     ContextFile,
     Coverage,
     Highlight,
     Importance,
+    Provenance,
     Usage,
+    Verdict,
 )
 
 __all__ = ["LLMAnalyzer"]
@@ -128,16 +129,10 @@ class LLMAnalyzer(Analyzer):
         except AnalysisError as exc:
             exc.usage = usage  # the requests sent before the failure count all the same
             raise
-        return Analysis.model_validate(
-            {
-                **verdict.model_dump(),
-                "coverage": item.receipt,
-                "analyzer": self.fingerprint,
-                "model": client.settings.model,
-                "usage": usage,
-                "status": AnalysisStatus.ok,
-            }
+        provenance = Provenance(
+            coverage=item.receipt, analyzer=self.fingerprint, model=client.settings.model, usage=usage
         )
+        return Analysis.of(verdict, provenance)
 
     def context_budget(self, per_prompt_tokens: int) -> int:
         """One prompt's worth per chunk call: a big commit is read in parts, then judged from their summaries."""
@@ -173,7 +168,7 @@ class LLMAnalyzer(Analyzer):
 
     # -- one commit on one endpoint
 
-    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> LLMVerdict:
+    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> Verdict:
         calls = self.settings.max_calls_per_commit
         map_reduce = calls >= _MIN_MAP_REDUCE_CALLS
         parts = split_into_parts(
