@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from repodaily.config import load_config
+from repodaily.analyzers import Analyzer
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.config import Config, load_config
 from repodaily.demo.scenario import DEMO_DAY, build_demo_repo
 from repodaily.models import (
     DEPTH,
     Analysis,
+    AnalysisInput,
     AnalysisStatus,
     ChangeType,
     CoverageReceipt,
@@ -135,9 +138,20 @@ def test_an_analysis_is_made_at_its_depth_and_splits_back_into_its_parts():
     assert Analysis.of(analysis.verdict, analysis.provenance) == analysis
 
 
+class _BrokenHeuristic(HeuristicAnalyzer):
+    """The offline analyzer with an internal error: the pipeline has no fallback left but its placeholder."""
+
+    @property
+    def fingerprint(self) -> str:
+        return "broken"  # nothing from the cache
+
+    async def analyze(self, item: AnalysisInput) -> Analysis:
+        raise RuntimeError("broken")
+
+
 @pytest.fixture(scope="module")
-def demo_report(tmp_path_factory: pytest.TempPathFactory) -> DailyReport:
-    """The demo day judged by the heuristic analyzer, through the whole pipeline."""
+def demo_config(tmp_path_factory: pytest.TempPathFactory) -> Config:
+    """The demo repository, judged by the heuristic analyzer."""
     root = tmp_path_factory.mktemp("verdict")
     build_demo_repo(root / "repo")
     config_path = root / "repodaily.toml"
@@ -146,10 +160,29 @@ def demo_report(tmp_path_factory: pytest.TempPathFactory) -> DailyReport:
         f'[[repos]]\nname = "demo-org/inferno"\npath = "{root / "repo"}"\n',
         encoding="utf-8",
     )
-    config = load_config(config_path, environ={})
+    return load_config(config_path, environ={})
+
+
+def _demo_day(config: Config, analyzer: Analyzer | None = None) -> DailyReport:
     with Store(config.cache_path) as store:
-        (report,) = asyncio.run(Pipeline(config, store).reports_for(config.repos[0], [DEMO_DAY]))
+        pipeline = Pipeline(config, store, analyzer=analyzer)
+        (report,) = asyncio.run(pipeline.reports_for(config.repos[0], [DEMO_DAY]))
     return report
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_config: Config) -> DailyReport:
+    """The demo day through the whole pipeline."""
+    return _demo_day(demo_config)
+
+
+def test_the_pipeline_placeholder_for_a_failed_analysis_is_a_verdict_at_its_depth(demo_config: Config):
+    report = _demo_day(demo_config, _BrokenHeuristic(language="en"))
+    for commit in report.commits:
+        analysis = commit.analysis
+        assert analysis.status == AnalysisStatus.failed and "broken" in analysis.note
+        assert analysis.verdict == analysis.verdict.at_depth()
+        assert analysis.one_line == commit.subject
 
 
 def test_report_json_round_trips_with_the_keys_in_their_order(demo_report: DailyReport, tmp_path: Path):
