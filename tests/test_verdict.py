@@ -185,6 +185,16 @@ def test_the_pipeline_placeholder_for_a_failed_analysis_is_a_verdict_at_its_dept
         assert analysis.one_line == commit.subject
 
 
+def test_heuristic_verdicts_of_a_real_repository_are_at_their_depth(demo_report: DailyReport):
+    analyses = [c.analysis for c in demo_report.commits]
+    assert {a.importance for a in analyses} == set(Importance)  # every depth is exercised
+    for analysis in analyses:
+        assert analysis.verdict == analysis.verdict.at_depth(), analysis.one_line
+        assert _shown(analysis) <= set(DEPTH[analysis.importance])
+        assert analysis.one_line
+    assert all(_shown(a) == set() for a in analyses if a.importance == Importance.low)
+
+
 def test_report_json_round_trips_with_the_keys_in_their_order(demo_report: DailyReport, tmp_path: Path):
     text = render_json(demo_report)
     data = json.loads(text)
