@@ -282,7 +282,9 @@ def test_pure_rename_is_a_low_refactor() -> None:
     result = judge("[Feature] Rename budget module", moved, *imports)
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
     assert "`engine/budget.py`" in result.one_line and "`engine/encoder_budget.py`" in result.one_line
-    assert result.impact_scope[0] == "engine/encoder_budget.py"
+    assert result.impact_scope == []  # low shows no impact scope
+    breaking = judge("refactor!: Rename budget module", moved, *imports)
+    assert breaking.importance != Importance.low and breaking.impact_scope[0] == "engine/encoder_budget.py"
 
 
 def test_docs_only_change_is_low_docs() -> None:

@@ -354,6 +354,7 @@ def test_depth_rule_keeps_only_what_the_importance_shows():
         return run(analyse(analyzer(Server(completion(verdict)))))[0]
 
     high, medium, low = judged("high"), judged("medium"), judged("low")
+    assert all(a.verdict == a.verdict.at_depth() for a in (high, medium, low))
     assert high.insights and high.risks and high.recommendations and high.impact_scope and high.summary
     assert medium.insights == [] and medium.risks == []
     assert medium.summary and medium.impact_scope and medium.recommendations

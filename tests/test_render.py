@@ -79,7 +79,8 @@ def _analysis(importance: str, **fields: object) -> Analysis:
         analyzer="heuristic/1",
     )
     values.update(fields)
-    return Analysis.model_validate(values)
+    written = Analysis.model_validate(values)
+    return Analysis.of(written.verdict, written.provenance)  # at its depth, as every analyzer makes one
 
 
 def _commit(seed: str, minute: int, analysis: Analysis, **fields: object) -> ReportCommit:
@@ -138,11 +139,7 @@ def _three_commits() -> list[ReportCommit]:
     return [
         _commit("medium", 50, _analysis("medium")),
         _commit("high", 40, _analysis("high", secondary_types=["test"], flags=Flags(security=True, breaking=True))),
-        _commit(
-            "low",
-            30,
-            _analysis("low", type="refactor", summary=[], impact_scope=[], insights=[], risks=[], recommendations=[]),
-        ),
+        _commit("low", 30, _analysis("low", type="refactor")),
     ]
 
 

@@ -1,17 +1,26 @@
 """Typed data passed between the pipeline stages.
 
 ``source`` yields :class:`Commit`, ``context`` turns one into an
-:class:`AnalysisInput`, an analyzer turns that into an :class:`Analysis`, and
+:class:`AnalysisInput`, an analyzer judges that (a :class:`Verdict`) and says how
+(its :class:`Provenance`), together an :class:`Analysis`, and
 ``digest`` assembles a :class:`DailyReport`, which ``render`` formats. Nothing
 downstream reaches back into an earlier stage; everything it needs travels in
 these models.
+
+An :class:`Analysis` is its verdict and its provenance as one flat record, by
+inheritance rather than nesting: the JSON report's ``commits[].analysis`` and
+the cache's rows are that flat object, in that key order (verdict, then
+provenance), and every reader (templates, digest, store) reads
+``analysis.importance``. Analyzers and the pipeline make one with
+:meth:`Analysis.of`, which applies the rubric's depth rule
+(:meth:`Verdict.at_depth`), so no producer keeps a copy of it.
 """
 
 from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -286,8 +295,17 @@ class Usage(_Model):
     seconds: float = 0.0
 
 
-class Analysis(_Model):
-    """One commit judged against the rubric; deep fields are filled for high/medium only."""
+#: The deep fields each importance shows (RUBRIC.md, "Depth by importance"); the others stay empty.
+#: Every importance shows type, importance, reason and the one-line summary.
+DEPTH: dict[Importance, tuple[str, ...]] = {
+    Importance.high: ("summary", "impact_scope", "insights", "risks", "recommendations"),
+    Importance.medium: ("summary", "impact_scope", "recommendations"),
+    Importance.low: (),
+}
+
+
+class Verdict(_Model):
+    """What an analyzer judges about one commit against the rubric, and nothing about how it came to."""
 
     type: ChangeType
     secondary_types: list[ChangeType] = Field(default_factory=list)
@@ -300,12 +318,52 @@ class Analysis(_Model):
     insights: list[Insight] = Field(default_factory=list)
     risks: list[str] = Field(default_factory=list)
     recommendations: list[Recommendation] = Field(default_factory=list)
+
+    def at_depth(self) -> Self:
+        """This verdict with only the deep fields its importance shows: the rubric's depth rule, in its one place.
+
+        An analyzer may write more than the importance shows (a model answers
+        every field; the heuristic writes before it knows what to keep); what the
+        depth hides is emptied here, so the report, the JSON and the cache agree.
+        """
+        hidden = [name for name in DEPTH[Importance.high] if name not in DEPTH[self.importance]]
+        return self.model_copy(update={name: [] for name in hidden})
+
+
+class Provenance(_Model):
+    """How a verdict came to be: what the analyzer read, who it was, what it cost, and whether it is degraded."""
+
     coverage: CoverageReceipt
     analyzer: str = Field(description="Fingerprint of the analyzer that produced this.")
     model: str | None = Field(default=None, description="The model that answered, when a model did.")
     usage: Usage = Field(default_factory=Usage)
     status: AnalysisStatus = AnalysisStatus.ok
     note: str = Field(default="", description="Why the analysis is degraded, when it is.")
+
+
+# Pydantic collects fields from the last base to the first: Provenance is named first so its fields come last.
+class Analysis(Provenance, Verdict):
+    """One commit judged against the rubric; deep fields are filled for high/medium only."""
+
+    @classmethod
+    def of(cls, verdict: Verdict, provenance: Provenance) -> Self:
+        """``verdict`` at its depth (:meth:`Verdict.at_depth`) with ``provenance`` attached."""
+        return cls(**_fields(verdict.at_depth(), Verdict), **_fields(provenance, Provenance))
+
+    @property
+    def verdict(self) -> Verdict:
+        """The judgement alone, e.g. to compare two analyzers' verdicts whatever they cost."""
+        return Verdict(**_fields(self, Verdict))
+
+    @property
+    def provenance(self) -> Provenance:
+        """How the judgement came to be, without it."""
+        return Provenance(**_fields(self, Provenance))
+
+
+def _fields(model: BaseModel, part: type[BaseModel]) -> dict[str, Any]:
+    """The values ``model`` holds for the fields of ``part``, one of its bases."""
+    return {name: getattr(model, name) for name in part.model_fields}
 
 
 # --------------------------------------------------------------------------- digest

@@ -35,12 +35,15 @@ from repodaily.models import (
     AnalysisStatus,
     ChangeType,
     Commit,
+    CoverageReceipt,
     DailyReport,
     Highlight,
     Importance,
+    Provenance,
     RunInfo,
     Stats,
     Usage,
+    Verdict,
 )
 from repodaily.plan import day_window
 from repodaily.plugins import registry
@@ -146,16 +149,15 @@ def _failed_analysis(
     """
     if template is not None:
         return template.model_copy(update={"status": AnalysisStatus.fallback, "note": reason, "usage": spent})
-    return Analysis(
-        type=ChangeType.chore,
-        importance=Importance.medium,
-        importance_reason=reason,
-        one_line=commit.subject,
-        coverage={"budget_tokens": 0, "tokens_sent": 0},
-        analyzer=fingerprint,
-        usage=spent,
-        status=AnalysisStatus.failed,
-        note=reason,
+    return Analysis.of(
+        Verdict(type=ChangeType.chore, importance=Importance.medium, importance_reason=reason, one_line=commit.subject),
+        Provenance(
+            coverage=CoverageReceipt(budget_tokens=0, tokens_sent=0),
+            analyzer=fingerprint,
+            usage=spent,
+            status=AnalysisStatus.failed,
+            note=reason,
+        ),
     )
 
 

@@ -64,7 +64,10 @@ class Analyzer(abc.ABC):
 
     @abc.abstractmethod
     async def analyze(self, item: AnalysisInput) -> Analysis:
-        """Judge one commit. Raise :class:`~repodaily.errors.AnalysisError` on failure."""
+        """Judge one commit. Raise :class:`~repodaily.errors.AnalysisError` on failure.
+
+        Make the result with :meth:`Analysis.of <repodaily.models.Analysis.of>`, which applies the rubric's depth rule.
+        """
 
     async def highlights(self, day_items: list[tuple[str, str, Analysis]], usage: Usage) -> list[Highlight]:
         """The day's key points over (sha, subject, analysis) items; none unless an analyzer can write them.

@@ -33,7 +33,7 @@ from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import effective_message, parse_title
 from repodaily.errors import ConfigError
-from repodaily.models import Analysis, AnalysisInput, Flags, Importance
+from repodaily.models import Analysis, AnalysisInput, Flags, Provenance, Verdict
 from repodaily.paths import PathTable
 
 __all__ = ["HeuristicAnalyzer", "RuleSet", "available_conventions", "load_conventions"]
@@ -82,7 +82,10 @@ class HeuristicAnalyzer(Analyzer):
         return self.analyze_sync(item)
 
     def analyze_sync(self, item: AnalysisInput) -> Analysis:
-        """Judge one commit; pure CPU work on the input alone."""
+        """Judge one commit; pure CPU work on the input alone.
+
+        Every field is written; :meth:`Analysis.of` keeps those the importance shows.
+        """
         writer = self._writer
         quote = writer.m.quote
         message = effective_message(item, self.rules)
@@ -100,22 +103,18 @@ class HeuristicAnalyzer(Analyzer):
             read_patch_fallback(evidence, facts, self.rules)
         judgement = judge(title, evidence, facts, self.rules, quote)
         scope = impact_scope(item.files, moves_first=facts.pure_move)
-        deep = judgement.importance != Importance.low
-        insights, risks = (
-            writer.insights_and_risks(judgement, evidence) if judgement.importance == Importance.high else ([], [])
-        )
-        return Analysis(
+        insights, risks = writer.insights_and_risks(judgement, evidence)
+        verdict = Verdict(
             type=judgement.type,
             secondary_types=judgement.secondary,
             importance=judgement.importance,
             importance_reason=writer.reason(judgement, evidence),
             flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
-            summary=writer.summary(item, message.body, evidence) if deep else [],
+            summary=writer.summary(item, message.body, evidence),
             one_line=writer.one_line(item, title, facts, scope),
             impact_scope=scope,
             insights=insights,
             risks=risks,
-            recommendations=[writer.recommendation(judgement, evidence, title, scope)] if deep else [],
-            coverage=item.receipt,
-            analyzer=self.fingerprint,
+            recommendations=[writer.recommendation(judgement, evidence, title, scope)],
         )
+        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint))

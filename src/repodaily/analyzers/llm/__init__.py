@@ -5,7 +5,7 @@
     settings     EndpointSettings, LLMConfig, LLMSettings, settings_from_env: what to ask, how hard
     client       ChatClient: one endpoint over httpx; retries, limits, our errors only
     limits       request/token budgets and the waits a server asks for
-    schema       LLMVerdict and the other reply models; the depth rule
+    schema       LLMVerdict and the other reply models; the importance overrides
     prompts      the Jinja2 prompt files (zh, en) and prompt_digest, their content hash
     structured   output-mode negotiation, validation, the repair round
     analyzer     LLMAnalyzer

@@ -53,12 +53,13 @@ from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
-    AnalysisStatus,
     ContextFile,
     Coverage,
     Highlight,
     Importance,
+    Provenance,
     Usage,
+    Verdict,
 )
 
 __all__ = ["LLMAnalyzer"]
@@ -136,16 +137,10 @@ class LLMAnalyzer(Analyzer):
         except AnalysisError as exc:
             exc.usage = usage  # the requests sent before the failure count all the same
             raise
-        return Analysis.model_validate(
-            {
-                **verdict.model_dump(),
-                "coverage": item.receipt,
-                "analyzer": self.fingerprint,
-                "model": client.settings.model,
-                "usage": usage,
-                "status": AnalysisStatus.ok,
-            }
+        provenance = Provenance(
+            coverage=item.receipt, analyzer=self.fingerprint, model=client.settings.model, usage=usage
         )
+        return Analysis.of(verdict, provenance)
 
     @property
     def context_parts(self) -> int:
@@ -182,7 +177,7 @@ class LLMAnalyzer(Analyzer):
 
     # -- one commit on one endpoint
 
-    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> LLMVerdict:
+    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> Verdict:
         if len(item.parts) > self.context_parts:
             # Sending them all would break the call cap, dropping some would break the receipt.
             raise ValueError(f"input planned in {len(item.parts)} parts, this analyzer reads {self.context_parts}")

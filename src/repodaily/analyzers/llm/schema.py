@@ -1,16 +1,17 @@
 """What a model must answer, as pydantic models, and what we do to an answer before trusting it.
 
-:class:`LLMVerdict` mirrors the judgement fields of
-:class:`~repodaily.models.Analysis` (same enums, same literal aspects and
-audiences), so a valid verdict always makes a valid analysis. Length and count
-bounds are *hints* in the JSON schema only (``maxLength``/``maxItems``): they let
-a grammar-constrained decoder (llama.cpp, vLLM) stop instead of rambling until
-``max_tokens``, while a good model that writes one sentence too many is not
-failed for it.
+:class:`LLMVerdict` is a :class:`~repodaily.models.Verdict` that only adds
+what the model is told (its fields in the same order, with the same enums,
+literal aspects and audiences), so a valid reply always makes a valid verdict.
+Length and count bounds are *hints* in the JSON schema only
+(``maxLength``/``maxItems``): they let a grammar-constrained decoder (llama.cpp,
+vLLM) stop instead of rambling until ``max_tokens``, while a good model that
+writes one sentence too many is not failed for it.
 
-After validation, :func:`finish_verdict` applies the parts of the rubric that
-are rules rather than judgement — the importance overrides and the depth by
-importance — and makes every string plain text.
+After validation, :func:`finish_verdict` applies the importance overrides, the
+part of the rubric that is a rule rather than judgement, and makes every string
+plain text. The depth by importance is applied where every analyzer's is, when
+the verdict becomes an analysis (:meth:`~repodaily.models.Analysis.of`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from repodaily.models import ChangeType, Flags, Importance, Insight, Recommendation
+from repodaily.models import ChangeType, Flags, Importance, Insight, Recommendation, Verdict
 
 __all__ = [
     "ChunkSummary",
@@ -75,20 +76,21 @@ class VerdictRecommendation(Recommendation):
     text: str = _text(300, min_length=1)
 
 
-class LLMVerdict(_Reply):
+class LLMVerdict(Verdict):
     """One commit judged against the rubric, as the model writes it."""
 
-    type: ChangeType
+    model_config = _REPLY_CONFIG
+
+    # `type` and `importance` as the verdict has them; the others carry the schema's hints, and flags are required.
     secondary_types: list[ChangeType] = _items(2)
-    importance: Importance
     importance_reason: str = _text(200, default="")
     flags: Flags
     summary: list[str] = _texts(4, 300)
     one_line: str = _text(160, min_length=1)
     impact_scope: list[str] = _texts(4, 80)
-    insights: list[VerdictInsight] = _items(3)
+    insights: list[VerdictInsight] = _items(3)  # type: ignore[assignment]
     risks: list[str] = _texts(3, 300)
-    recommendations: list[VerdictRecommendation] = _items(3)
+    recommendations: list[VerdictRecommendation] = _items(3)  # type: ignore[assignment]
 
 
 class ChunkSummary(_Reply):
@@ -151,35 +153,27 @@ def _plain_list(texts: list[str]) -> list[str]:
     return [cleaned for text in texts if (cleaned := plain(text))]
 
 
-def finish_verdict(verdict: LLMVerdict) -> LLMVerdict:
-    """Apply the rubric's rules to a valid verdict: overrides, depth by importance, plain strings.
+def finish_verdict(reply: LLMVerdict) -> Verdict:
+    """The verdict a valid reply states, after the rubric's overrides, with plain strings and no blank items.
 
-    ``security`` or ``breaking`` lifts importance to at least medium. Low keeps no
-    deep fields; medium keeps summary, impact scope and recommendations but no
-    insights or risks.
+    ``security`` or ``breaking`` lifts importance to at least medium.
     """
-    importance = verdict.importance
-    if (verdict.flags.security or verdict.flags.breaking) and importance == Importance.low:
+    importance = reply.importance
+    if (reply.flags.security or reply.flags.breaking) and importance == Importance.low:
         importance = Importance.medium
-    deep = importance != Importance.low
-    high = importance == Importance.high
-    return LLMVerdict(
-        type=verdict.type,
-        secondary_types=[t for t in dict.fromkeys(verdict.secondary_types) if t != verdict.type],
+    return Verdict(
+        type=reply.type,
+        secondary_types=[t for t in dict.fromkeys(reply.secondary_types) if t != reply.type],
         importance=importance,
-        importance_reason=plain(verdict.importance_reason),
-        flags=verdict.flags,
-        summary=_plain_list(verdict.summary) if deep else [],
-        one_line=plain(verdict.one_line),
-        impact_scope=_plain_list(verdict.impact_scope) if deep else [],
-        insights=[
-            VerdictInsight(aspect=i.aspect, text=plain(i.text)) for i in verdict.insights if high and plain(i.text)
-        ],
-        risks=_plain_list(verdict.risks) if high else [],
+        importance_reason=plain(reply.importance_reason),
+        flags=reply.flags,
+        summary=_plain_list(reply.summary),
+        one_line=plain(reply.one_line),
+        impact_scope=_plain_list(reply.impact_scope),
+        insights=[Insight(aspect=i.aspect, text=text) for i in reply.insights if (text := plain(i.text))],
+        risks=_plain_list(reply.risks),
         recommendations=[
-            VerdictRecommendation(audience=r.audience, text=plain(r.text))
-            for r in verdict.recommendations
-            if deep and plain(r.text)
+            Recommendation(audience=r.audience, text=text) for r in reply.recommendations if (text := plain(r.text))
         ],
     )
 
