@@ -219,4 +219,4 @@ def test_doctor_names_what_fails(tmp_path, proxy, llm_server):
     proxy.clear()
     (tmp_path / "none.toml").write_text("", encoding="utf-8")
     code, out = _doctor(tmp_path / "none.toml")
-    assert code == 2 and "no LLM endpoint configured" in out
+    assert code == 2 and "nothing to check" in out and "[[llm.endpoints]]" in out

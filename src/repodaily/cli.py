@@ -469,10 +469,11 @@ def doctor(config_path: str | None) -> None:
 
 
 async def _health_of_configured_plugins(config: Config) -> list[tuple[str, list[Health]]]:
-    """Each configured plugin (every analyzer, the repositories' sources, the publishers) and its checks."""
+    """Each configured plugin and its checks: the analyzers in use or with a table, the sources, the publishers."""
     plugins = registry()
+    analyzers = [config.analyzer_name, config.analyzer.fallback, *sorted(config.model_extra or {})]
     configured: list[tuple[Kind, str, dict[str, Any]]] = [
-        ("analyzer", name, config.plugin_table(name)) for name in plugins.names("analyzer")
+        ("analyzer", name, config.plugin_table(name)) for name in dict.fromkeys(analyzers)
     ]
     configured += [("source", repo.source, repo.source_settings) for repo in config.repos]
     configured += [("publisher", target.type, target.settings) for target in config.publishers]
