@@ -119,3 +119,13 @@ def test_doctor_asks_the_plugins_for_their_health(example_plugins: None, tmp_pat
     result = _repodaily("doctor", "--config", str(_config(tmp_path)))
     assert result.returncode == 0, result.stderr
     assert "publisher drop" in result.stdout and str(tmp_path / "drop") in result.stdout
+
+
+def test_the_plugins_command_names_each_plugin_and_its_package(example_plugins: None) -> None:
+    result = _repodaily("plugins")
+    assert result.returncode == 0, result.stderr
+    rows = {tuple(line.split("│")[1:3]) for line in result.stdout.splitlines() if line.startswith("│")}
+    names = {(kind.strip(), name.strip()) for kind, name in rows}
+    assert {("source", "fixed-day"), ("analyzer", "by-size"), ("renderer", "txt"), ("publisher", "drop")} <= names
+    assert {("source", "git"), ("analyzer", "llm"), ("publisher", "stdout")} <= names
+    assert "repodaily-example-plugins" in result.stdout

@@ -42,7 +42,7 @@ from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, RunSummary
 from repodaily.plan import resolve_days
-from repodaily.plugins import Health, Kind, registry
+from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.publish.base import Delivery
 from repodaily.redact import RedactingFormatter, Redactor
 from repodaily.store import Store
@@ -495,6 +495,24 @@ def _health_table(label: str, rows: Sequence[Health], redact: Redactor) -> Table
         # Plain text, not console markup: a finding may quote a server, and a mask is in brackets.
         table.add_row(*(Text(redact(cell)) for cell in cells))
     return table
+
+
+@main.command("plugins")
+@_exits_cleanly
+def list_plugins() -> None:
+    """List the installed plugins: every source, analyzer, renderer and publisher, and who provides it.
+
+    Built-ins and third-party packages alike enter through the entry points of
+    the `repodaily` group; a name here is what the config uses.
+    """
+    plugins = registry()
+    table = Table("kind", "name", "provided by", "settings", "description")
+    for kind in KINDS:
+        for name in plugins.names(kind):
+            spec = plugins.get(kind, name)
+            fields = ", ".join(spec.settings.model_fields) or "-"
+            table.add_row(*(Text(cell) for cell in (kind, name, plugins.owner(kind, name), fields, spec.description)))
+    Console(width=max(_stderr.width, 120)).print(table)
 
 
 @main.command()

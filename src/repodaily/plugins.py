@@ -98,17 +98,27 @@ class _Added:
 class Registry:
     """The plugins of every kind, by name, as the hooks of the registered plugin modules report them."""
 
-    def __init__(self, manager: pluggy.PluginManager) -> None:
+    def __init__(self, manager: pluggy.PluginManager, distributions: Mapping[str, str] | None = None) -> None:
         self.manager = manager
+        #: The distribution (installed package) of each plugin loaded from an entry point, by plugin name.
+        self.distributions = dict(distributions or {})
 
     def add(self, kind: Kind, spec: PluginSpec) -> PluginSpec:
         """Register ``spec`` from this process (an embedding program, a test); re-adding a name replaces it."""
-        name = f"{kind}:{spec.name}"
+        self.add_plugin(_Added(kind, spec), f"{kind}:{spec.name}")
+        return spec
+
+    def add_plugin(self, plugin: object, name: str) -> None:
+        """Register a plugin object (hooks marked with ``hookimpl``) from this process, as an entry point would."""
+        self.remove_plugin(name)
+        self.manager.register(plugin, name=name)
+        self._specs.cache_clear()
+
+    def remove_plugin(self, name: str) -> None:
+        """Unregister the plugin ``name``, if there is one."""
         if self.manager.has_plugin(name):
             self.manager.unregister(name=name)
-        self.manager.register(_Added(kind, spec), name=name)
-        self._specs.cache_clear()
-        return spec
+            self._specs.cache_clear()
 
     @functools.cache  # noqa: B019 - the registry lives as long as the process; add() clears it
     def _specs(self, kind: Kind) -> dict[str, tuple[str, PluginSpec]]:
@@ -128,6 +138,13 @@ class Registry:
     def specs(self, kind: Kind) -> dict[str, PluginSpec]:
         """Every plugin of ``kind`` by name."""
         return {name: spec for name, (_, spec) in self._specs(kind).items()}
+
+    def owner(self, kind: Kind, name: str) -> str:
+        """Who registered ``name``: the installed package and its entry point, or this process."""
+        self.get(kind, name)
+        plugin = self._specs(kind)[name][0]
+        distribution = self.distributions.get(plugin)
+        return f"{distribution} ({plugin})" if distribution else f"{plugin} (in-process)"
 
     def names(self, kind: Kind) -> list[str]:
         return sorted(self._specs(kind))
@@ -159,8 +176,12 @@ class Registry:
         return self.get(kind, name).factory(settings=settings, **context)
 
 
-def _load_entry_points(manager: pluggy.PluginManager) -> None:
-    """Register every module of the ``repodaily`` entry points; one that fails to load is a clear error."""
+def _load_entry_points(manager: pluggy.PluginManager) -> dict[str, str]:
+    """Register every module of the ``repodaily`` entry points; one that fails to load is a clear error.
+
+    Returns the distribution of each, by plugin name.
+    """
+    distributions = {}
     for entry in entry_points(group=hookspecs.PROJECT):
         if manager.has_plugin(entry.name):
             continue  # the same distribution found twice on the path
@@ -169,6 +190,8 @@ def _load_entry_points(manager: pluggy.PluginManager) -> None:
         except Exception as exc:
             raise ConfigError(f"plugin {entry.name!r} ({entry.value}) failed to load: {exc}") from exc
         manager.register(plugin, name=entry.name)
+        distributions[entry.name] = entry.dist.name if entry.dist else "?"
+    return distributions
 
 
 @functools.cache
@@ -176,7 +199,7 @@ def registry() -> Registry:
     """The process's registry: the hooks, then every module of the ``repodaily`` entry points."""
     manager = pluggy.PluginManager(hookspecs.PROJECT)
     manager.add_hookspecs(hookspecs)
-    _load_entry_points(manager)
+    distributions = _load_entry_points(manager)
     if not manager.get_plugins():
         raise ConfigError("no plugins found: repodaily is not installed (run `pip install -e .` in its checkout)")
-    return Registry(manager)
+    return Registry(manager, distributions)
