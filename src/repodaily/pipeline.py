@@ -29,7 +29,7 @@ from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
 from repodaily.digest import build_report
-from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
+from repodaily.errors import AnalysisError, AuthError, ConfigError, PublishError, RepodailyError
 from repodaily.models import (
     Analysis,
     AnalysisStatus,
@@ -54,6 +54,14 @@ from repodaily.sources.base import Opened, Source, SourceContext
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
+
+
+class DeliveryFailed(PublishError):
+    """Some targets could not take a report; ``deliveries`` are those that did."""
+
+    def __init__(self, message: str, deliveries: list[Delivery]) -> None:
+        super().__init__(message)
+        self.deliveries = deliveries
 
 
 class ProgressSink(Protocol):
@@ -428,8 +436,24 @@ class Pipeline:
     async def deliver(
         self, report: DailyReport, artefacts: Sequence[Artefact], publishers: Sequence[Publisher]
     ) -> list[Delivery]:
-        """Hand the report to every publisher, in order; the first failure stops the repository."""
-        return [await publisher.publish(report, artefacts) for publisher in publishers]
+        """Hand the report to every publisher, in order; one that fails does not keep it from the others.
+
+        Raises :class:`DeliveryFailed` after the others have delivered, carrying their deliveries,
+        so the caller records what did go out and the repository stops with the failure.
+        """
+        deliveries: list[Delivery] = []
+        failures: list[str] = []
+        for target, publisher in zip(self.config.publishers, publishers, strict=True):
+            try:
+                deliveries.append(await publisher.publish(report, artefacts))
+            except Exception as exc:  # whatever one target raises, the others still get the report
+                log.debug("delivery of %s %s to %s failed", report.repo, report.date, target.type, exc_info=exc)
+                failures.append(
+                    f"{target.type}: {exc}" if isinstance(exc, RepodailyError) else f"{target.type}: {exc!r}"
+                )
+        if failures:
+            raise DeliveryFailed(f"{report.repo} {report.date}: " + "; ".join(failures), deliveries)
+        return deliveries
 
     async def run(
         self,
@@ -455,6 +479,23 @@ class Pipeline:
                 await publisher.aclose()
             await self.aclose()
 
+    def _record(
+        self,
+        run_id: int,
+        outcome: RepoOutcome,
+        report: DailyReport,
+        deliveries: list[Delivery],
+        on_delivery: Callable[[Delivery], None] | None,
+    ) -> None:
+        """Keep what a run needs of a delivered report (its figures, where it went) and say where it went."""
+        outcome.reports.append(ReportRecord(report.repo, report.date, report.stats, report.run))
+        outcome.deliveries.extend(deliveries)
+        locations = [location for delivery in deliveries for location in delivery.locations]
+        self.store.record_report(run_id, report.repo, report.date, report.stats.total, report.stats.degraded, locations)
+        for delivery in deliveries:
+            if on_delivery is not None:
+                on_delivery(delivery)
+
     async def _run(
         self,
         repos: Sequence[RepoConfig],
@@ -469,20 +510,12 @@ class Pipeline:
             outcome = RepoOutcome(repo=repo.label)
             try:
                 async for report in self.iter_reports(repo, days):
-                    deliveries = await self.deliver(report, self.render(report, renderers), publishers)
-                    outcome.reports.append(ReportRecord(report.repo, report.date, report.stats, report.run))
-                    outcome.deliveries.extend(deliveries)
-                    self.store.record_report(
-                        run_id,
-                        report.repo,
-                        report.date,
-                        report.stats.total,
-                        report.stats.degraded,
-                        [location for delivery in deliveries for location in delivery.locations],
-                    )
-                    for delivery in deliveries:
-                        if on_delivery is not None:
-                            on_delivery(delivery)
+                    try:
+                        deliveries = await self.deliver(report, self.render(report, renderers), publishers)
+                    except DeliveryFailed as failed:
+                        self._record(run_id, outcome, report, failed.deliveries, on_delivery)
+                        raise
+                    self._record(run_id, outcome, report, deliveries, on_delivery)
             except Exception as exc:  # whatever one repository raises, the others are still written
                 if not isinstance(exc, RepodailyError):
                     log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
