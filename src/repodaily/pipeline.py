@@ -446,13 +446,15 @@ class Pipeline:
         for target, publisher in zip(self.config.publishers, publishers, strict=True):
             try:
                 deliveries.append(await publisher.publish(report, artefacts))
+            except BrokenPipeError:
+                raise  # our own stdout is gone: nobody is left to deliver to
             except Exception as exc:  # whatever one target raises, the others still get the report
                 log.debug("delivery of %s %s to %s failed", report.repo, report.date, target.type, exc_info=exc)
-                failures.append(
-                    f"{target.type}: {exc}" if isinstance(exc, RepodailyError) else f"{target.type}: {exc!r}"
-                )
+                reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
+                # Our errors name what failed (a path, a URL); with several targets, also which.
+                failures.append(f"{target.type}: {reason}" if len(publishers) > 1 else reason)
         if failures:
-            raise DeliveryFailed(f"{report.repo} {report.date}: " + "; ".join(failures), deliveries)
+            raise DeliveryFailed("; ".join(failures), deliveries)
         return deliveries
 
     async def run(
@@ -516,6 +518,8 @@ class Pipeline:
                         self._record(run_id, outcome, report, failed.deliveries, on_delivery)
                         raise
                     self._record(run_id, outcome, report, deliveries, on_delivery)
+            except BrokenPipeError:
+                raise  # stdout is gone (``| head``): the CLI ends quietly
             except Exception as exc:  # whatever one repository raises, the others are still written
                 if not isinstance(exc, RepodailyError):
                     log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
