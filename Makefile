@@ -26,6 +26,7 @@ demo: $(RUNTIME)
 test: $(TESTING)
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
 	$(VENV)/bin/pytest
 
 bench: $(TESTING)
@@ -34,4 +35,4 @@ bench: $(TESTING)
 	$(VENV)/bin/python bench/memory_bench.py
 
 clean:
-	rm -rf $(VENV) repodaily-demo .pytest_cache
+	rm -rf $(VENV) repodaily-demo .pytest_cache .mypy_cache

@@ -25,7 +25,7 @@ import shutil
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, ParamSpec, TypeVar
 
 import click
 from pydantic import BaseModel
@@ -56,6 +56,8 @@ _stderr = Console(stderr=True)
 # Every log line on stderr, and every line this module prints, passes through its redactor.
 _log_format = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
 F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
@@ -74,7 +76,7 @@ def _error(message: str) -> None:
     _echo(f"repodaily: error: {line}", err=True)
 
 
-def _fail(message: str, code: int) -> None:
+def _fail(message: str, code: int) -> NoReturn:
     _error(message)
     sys.exit(code)
 
@@ -86,11 +88,11 @@ def _describe(error: Exception) -> str:
     return f"unexpected {type(error).__name__}: {error} (rerun with -vv for the traceback)"
 
 
-def _exits_cleanly(command: F) -> F:
+def _exits_cleanly(command: Callable[P, R]) -> Callable[P, R]:
     """Turn our errors into one line on stderr and the documented exit code."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
         except _INPUT_ERRORS as exc:
@@ -98,7 +100,7 @@ def _exits_cleanly(command: F) -> F:
         except RepodailyError as exc:
             _fail(str(exc), EXIT_FAILED)
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 # click >= 8.2 raises "show the help" for a bare `repodaily` as a usage error; it stays the help.
@@ -114,11 +116,18 @@ class _Repodaily(click.Group):
     without its standalone handling and maps each outcome itself.
     """
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except _SHOW_HELP as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -363,7 +372,9 @@ def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, dry_r
         pipeline = Pipeline(config, store, progress=progress, redact=redact)
         summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, on_delivery=_echo_delivery))
     if len(repos) == 1 and summary.failed_repos:
-        raise summary.failed_repos[0].error  # type: ignore[misc]
+        error = summary.failed_repos[0].error
+        assert error is not None  # failed_repos holds only the outcomes with an error
+        raise error
     _print_summary(summary)
     return _exit_code(summary)
 
@@ -568,7 +579,9 @@ def demo(directory: str, lang: str) -> None:
     with Store(config.cache_path) as store, _BarProgress() as progress:
         summary = asyncio.run(Pipeline(config, store, progress=progress).run(config.repos, [DEMO_DAY]))
     if summary.failed_repos:
-        raise summary.failed_repos[0].error  # type: ignore[misc]
+        error = summary.failed_repos[0].error
+        assert error is not None  # failed_repos holds only the outcomes with an error
+        raise error
     report_file = next(p for o in summary.outcomes for d in o.deliveries for p in d.locations if p.endswith(".md"))
     stats = summary.outcomes[0].reports[0].stats
     click.echo(f"Demo repository: {repo_dir}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import date
+from typing import Literal
 
 from repodaily.models import (
     Analysis,
@@ -107,7 +108,7 @@ def build_report(
     repo_url: str | None,
     day: date,
     timezone: str,
-    language: str,
+    language: Literal["zh", "en"],
     commits: list[Commit],
     analyses: dict[str, Analysis],
     run: RunInfo,
@@ -121,7 +122,7 @@ def build_report(
         repo_url=web_url,
         date=day,
         timezone=timezone,
-        language=language,  # type: ignore[arg-type]
+        language=language,
         commits=[_report_commit(c, analyses[c.sha], web_url) for c in commits],
         stats=_stats(commits, ordered),
         links=_revert_links(commits) + _series_links(commits),

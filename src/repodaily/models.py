@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any, Literal, Self
+from typing import Any, Final, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-REPORT_SCHEMA_VERSION = "1"
+REPORT_SCHEMA_VERSION: Final = "1"
 
 
 class _Model(BaseModel):

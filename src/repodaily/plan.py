@@ -60,6 +60,7 @@ def resolve_days(
     if day is not None and (since is not None or until is not None):
         raise ConfigError("give either --date or --since/--until, not both")
     today = today_in(tz, now)
+    first: date | None
     if day is not None:
         first = last = _parse_day(day, "--date")
     elif since is not None or until is not None:

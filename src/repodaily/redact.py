@@ -46,7 +46,7 @@ import html
 import logging
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from html.entities import html5
 
 __all__ = ["FRAGMENT_CHARS", "MASK", "MIN_SECRET_CHARS", "NO_SECRETS", "RedactingFormatter", "Redactor"]
@@ -182,7 +182,7 @@ def _anchor_starts(form: str, need: int, chosen: set[str]) -> list[int]:
     return starts
 
 
-def _trie_pattern(words: Iterable[Sequence[str]]) -> str:
+def _trie_pattern(words: Iterable[Iterable[str]]) -> str:
     """A regex for any of ``words``, each a sequence of regex atoms.
 
     Shared prefixes are factored out, so a position where no word starts costs

@@ -106,13 +106,13 @@ class Store:
                     except _BAD_ROW as exc:
                         unreadable[sha] = exc
         if unreadable:
-            sha, exc = next(iter(unreadable.items()))
+            first_sha, first_error = next(iter(unreadable.items()))
             log.warning(
                 "%d cached analyses of %s are unreadable and are done again (%s: %s)",
                 len(unreadable),
                 repo,
-                sha[:7],
-                _first_line(exc),
+                first_sha[:7],
+                _first_line(first_error),
             )
         return found
 
@@ -125,7 +125,8 @@ class Store:
 
     def count_analyses(self) -> int:
         with _store_errors(self.path):
-            return self._db.execute("SELECT count(*) FROM analyses").fetchone()[0]
+            count: int = self._db.execute("SELECT count(*) FROM analyses").fetchone()[0]
+            return count
 
     # -- highlights
 

@@ -29,8 +29,6 @@ class Analyzer(abc.ABC):
 
     #: Registry name, e.g. ``"heuristic"``.
     name: str
-    #: What identifies the prompts an analyzer sends (a content hash), for the report's footer; None without any.
-    prompt_version: str | None = None
     #: Whether :meth:`highlights` can write anything; the pipeline skips the step otherwise.
     writes_highlights: bool = False
 
@@ -42,6 +40,11 @@ class Analyzer(abc.ABC):
         It is part of the cache key: two analyzers with the same fingerprint must
         produce interchangeable analyses.
         """
+
+    @property
+    def prompt_version(self) -> str | None:
+        """What identifies the prompts an analyzer sends (a content hash), for the report's footer; None without any."""
+        return None
 
     @property
     def path_table(self) -> PathTable:

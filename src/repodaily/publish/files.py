@@ -27,7 +27,7 @@ from typing import IO
 try:
     import fcntl
 except ImportError:  # not POSIX: no advisory locks, so a live writer's file cannot be told apart; none is removed
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # a module or None; every use checks for None first
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 

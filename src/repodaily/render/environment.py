@@ -95,6 +95,8 @@ def template_error(error: Exception, template: str) -> RenderError:
     frames name the template files and lines; the innermost one is where it failed.
     An error before any template line ran (one that cannot be read) names ``template``.
     """
+    name: str | None
+    line: int | None
     if isinstance(error, TemplateSyntaxError):
         name, line = error.filename or error.name, error.lineno
     else:

@@ -110,10 +110,10 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
         "title": [title.subject],
         "body": [body],
     }
-    for rule in rules.patterns.values():
-        match = next((m for text in texts[rule.where] if (m := rule.regex.search(text))), None)
+    for pattern in rules.patterns.values():
+        match = next((m for text in texts[pattern.where] if (m := pattern.regex.search(text))), None)
         if match is not None:
-            apply_pattern(evidence, rule, match, quote)
+            apply_pattern(evidence, pattern, match, quote)
     for block in prose_blocks(body):
         if match := BREAKING_FOOTER.match(block):
             evidence.breaking_footer = clip(match.group("text").strip(), MAX_QUOTED)

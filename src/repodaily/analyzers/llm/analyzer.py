@@ -105,7 +105,7 @@ class LLMAnalyzer(Analyzer):
             if not endpoints:
                 raise ConfigError("the llm analyzer needs at least one endpoint (or LLM_MODEL in the environment)")
             try:
-                settings = LLMSettings(endpoints=list(endpoints), language=language)  # type: ignore[arg-type]
+                settings = LLMSettings.model_validate({"endpoints": list(endpoints), "language": language})
             except ValidationError as exc:
                 raise ConfigError(f"invalid llm analyzer settings:\n{describe_errors(exc)}") from None
         self.settings = settings

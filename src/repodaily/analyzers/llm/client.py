@@ -390,7 +390,8 @@ class ChatClient:
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
             raise InvalidOutput(f"{name}: the response is not a chat completion")
-        counts = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        reported = data.get("usage")
+        counts = reported if isinstance(reported, dict) else {}
         for total in (usage, self.usage):
             total.prompt_tokens += _count(counts, "prompt_tokens")
             total.completion_tokens += _count(counts, "completion_tokens")

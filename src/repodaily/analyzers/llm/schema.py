@@ -88,9 +88,10 @@ class LLMVerdict(Verdict):
     summary: list[str] = _texts(4, 300)
     one_line: str = _text(160, min_length=1)
     impact_scope: list[str] = _texts(4, 80)
-    insights: list[VerdictInsight] = _items(3)  # type: ignore[assignment]
+    # insights, recommendations: stricter subclasses of the verdict's items; mypy objects as a list is invariant.
+    insights: list[VerdictInsight] = _items(3)  # type: ignore[assignment]  # narrows the item type
     risks: list[str] = _texts(3, 300)
-    recommendations: list[VerdictRecommendation] = _items(3)  # type: ignore[assignment]
+    recommendations: list[VerdictRecommendation] = _items(3)  # type: ignore[assignment]  # narrows the item type
 
 
 class ChunkSummary(_Reply):
