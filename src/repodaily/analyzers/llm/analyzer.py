@@ -19,6 +19,13 @@ file list and the summaries. The calls per commit are capped
 ``max_calls_per_commit - 1`` parts (:attr:`LLMAnalyzer.context_parts`), one when
 the cap is below three. It sends every part as planned and cuts nothing, so a
 file the receipt calls ``full`` reached the model whole.
+
+It offers the batch form (:class:`~repodaily.analyzers.base.BatchAnalyzer`) for
+commits judged in one call: :meth:`LLMAnalyzer.batch_request` is the body the
+first call would send, built by the same client code, and
+:meth:`LLMAnalyzer.parse_reply` reads a reply as that call's answer is read. A
+batch has no repair round and no fallback endpoint, so a reply that fails is an
+error, and the caller analyses that commit the usual way.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import httpx
 from pydantic import ValidationError
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.analyzers.llm.client import ChatClient
+from repodaily.analyzers.llm.client import ChatClient, Message, OutputMode
 from repodaily.analyzers.llm.prompts import ChunkNote, HighlightEntry, Prompts, prompt_digest
 from repodaily.analyzers.llm.schema import (
     ChunkSummary,
@@ -48,7 +55,7 @@ from repodaily.analyzers.llm.schema import (
     plain,
 )
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings
-from repodaily.analyzers.llm.structured import ask
+from repodaily.analyzers.llm.structured import ask, read_reply, response_format
 from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
@@ -137,6 +144,44 @@ class LLMAnalyzer(Analyzer):
         except AnalysisError as exc:
             exc.usage = usage  # the requests sent before the failure count all the same
             raise
+        return self._analysis(item, verdict, client, usage)
+
+    def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
+        """The body :meth:`analyze` posts first, to the primary endpoint, for ``item``; None for a map-reduce.
+
+        It asks in the strict ``json_schema`` mode, the one a new client tries first,
+        whatever this analyzer's clients have since learnt of their endpoints: the
+        batch services (OpenAI's Batch API, vLLM's ``run-batch``) take it, and a
+        decoder held to the schema spares the repair round a batch cannot hold.
+        """
+        messages = self._one_call(item)
+        if messages is None:
+            return None
+        return self.clients[0].request_body(
+            messages, response_format=response_format(OutputMode.json_schema, LLMVerdict)
+        )
+
+    def parse_reply(self, item: AnalysisInput, reply: dict[str, Any]) -> Analysis:
+        """The analysis in ``reply``, a chat-completions response body to :meth:`batch_request`.
+
+        It is read and validated as :meth:`analyze` reads its first answer, and the
+        analysis says the primary endpoint's model answered in one call. A reply cut
+        off, refused, or not a valid verdict raises that answer's AnalysisError
+        (Truncated, ProviderError, InvalidOutput), with what the reply cost.
+        """
+        if len(item.parts) != 1:
+            raise ValueError(f"input planned in {len(item.parts)} parts has no batch request to reply to")
+        client = self.clients[0]
+        usage = Usage(calls=1)
+        try:
+            verdict = finish_verdict(read_reply(client.answer(reply, usage), LLMVerdict))
+        except AnalysisError as exc:
+            exc.usage = usage
+            raise
+        return self._analysis(item, verdict, client, usage)
+
+    def _analysis(self, item: AnalysisInput, verdict: Verdict, client: ChatClient, usage: Usage) -> Analysis:
+        """``verdict`` as ``client``'s model answered it for ``item``, at its depth."""
         provenance = Provenance(
             coverage=item.receipt, analyzer=self.fingerprint, model=client.settings.model, usage=usage
         )
@@ -181,13 +226,16 @@ class LLMAnalyzer(Analyzer):
         if len(item.parts) > self.context_parts:
             # Sending them all would break the call cap, dropping some would break the receipt.
             raise ValueError(f"input planned in {len(item.parts)} parts, this analyzer reads {self.context_parts}")
-        if len(item.parts) == 1:
-            messages = self.prompts.analyze(item, item.files)
-        else:
+        messages = self._one_call(item)
+        if messages is None:
             parts = [[item.files[index] for index in part] for part in item.parts]
             notes = await self._summarise_parts(client, item, parts, usage)
             messages = self.prompts.analyze(item, [_without_text(file) for file in item.files], notes)
         return finish_verdict(await ask(client, messages, LLMVerdict, prompts=self.prompts, usage=usage))
+
+    def _one_call(self, item: AnalysisInput) -> list[Message] | None:
+        """The messages that judge ``item`` reading all its texts, when it was planned in one part; else None."""
+        return self.prompts.analyze(item, item.files) if len(item.parts) == 1 else None
 
     async def _summarise_parts(
         self, client: ChatClient, item: AnalysisInput, parts: list[list[ContextFile]], usage: Usage

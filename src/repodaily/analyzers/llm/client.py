@@ -249,24 +249,33 @@ class ChatClient:
 
         Raises ProviderError (AuthError, UnsupportedMode), InvalidOutput or Truncated.
         """
-        limit = max_tokens or self.settings.max_tokens
-        body: dict[str, Any] = {
-            "model": self.settings.model,
-            "messages": messages,
-            "temperature": self.settings.temperature,
-            "max_tokens": limit,
-        }
-        if response_format is not None:
-            body["response_format"] = response_format
+        body = self.request_body(messages, response_format=response_format, max_tokens=max_tokens)
         prompt_tokens = sum(count_tokens(m["content"]) + _TOKENS_PER_MESSAGE for m in messages)
         deadline = self.settings.timeout_for(prompt_tokens)
         started = self._clock()
         try:
-            return await self._attempts(body, prompt_tokens + limit, deadline, usage)
+            return await self._attempts(body, prompt_tokens + body["max_tokens"], deadline, usage)
         finally:
             elapsed = self._clock() - started
             usage.seconds += elapsed
             self.usage.seconds += elapsed
+
+    def request_body(
+        self, messages: list[Message], *, response_format: dict[str, Any] | None = None, max_tokens: int | None = None
+    ) -> dict[str, Any]:
+        """The chat-completions body :meth:`complete` posts; ``max_tokens`` defaults to the endpoint's.
+
+        Built apart from sending, so a batch line can carry exactly what a call would send.
+        """
+        body: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": messages,
+            "temperature": self.settings.temperature,
+            "max_tokens": max_tokens or self.settings.max_tokens,
+        }
+        if response_format is not None:
+            body["response_format"] = response_format
+        return body
 
     async def list_models(self) -> list[str] | None:
         """The model ids the endpoint lists, or None when it has no listing (HTTP 404)."""
@@ -308,7 +317,7 @@ class ChatClient:
         data = self._decoded(content)
         if (pause := server_wait(response.headers, refused=False)) is not None:
             self._quota.pause(pause)
-        return self._completion(data, usage)
+        return self.answer(data, usage, self.usage)
 
     async def _request(
         self, method: str, path: str, *, deadline: float, usage: Usage, tokens: int = 0, payload: Any = None
@@ -382,8 +391,12 @@ class ChatClient:
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
             raise InvalidOutput(f"{self.settings.name}: the response body is not JSON ({exc})") from exc
 
-    def _completion(self, data: object, usage: Usage) -> str:
-        """The answer's text, after counting its tokens; a cut-off answer is an error, not a result."""
+    def answer(self, data: object, *totals: Usage) -> str:
+        """The answer's text in a completion body, after adding its tokens to each of ``totals``.
+
+        A cut-off answer is an error, not a result. It reads and sends nothing, so a
+        batch's replies are read here as the calls' are.
+        """
         name = self.settings.name
         choices = data.get("choices") if isinstance(data, dict) else None
         choice = choices[0] if isinstance(choices, list) and choices else None
@@ -392,7 +405,7 @@ class ChatClient:
             raise InvalidOutput(f"{name}: the response is not a chat completion")
         reported = data.get("usage")
         counts = reported if isinstance(reported, dict) else {}
-        for total in (usage, self.usage):
+        for total in totals:
             total.prompt_tokens += _count(counts, "prompt_tokens")
             total.completion_tokens += _count(counts, "completion_tokens")
         if choice.get("finish_reason") == "length":

@@ -42,7 +42,7 @@ from repodaily.context.tokens import count_tokens
 from repodaily.errors import InvalidOutput, Truncated
 from repodaily.models import Usage
 
-__all__ = ["ask", "response_format"]
+__all__ = ["ask", "read_reply", "response_format"]
 
 Reply = TypeVar("Reply", bound=BaseModel)
 
@@ -116,11 +116,20 @@ async def _ask_in_best_mode(
                 repair, usage=usage, response_format=response_format(mode, reply), max_tokens=max_tokens
             )
             try:
-                return _validated(reply, _parse_json(content))
+                return read_reply(content, reply)
             except InvalidOutput as second:
                 raise InvalidOutput(
                     f"{client.settings.name}: invalid {reply.__name__} after a repair round: {second}"
                 ) from None
+
+
+def read_reply(content: str, reply: type[Reply]) -> Reply:
+    """The answer in ``content`` as a valid ``reply``, else InvalidOutput.
+
+    The reading an answer gets once its output mode is settled: a repair round's,
+    and a batch's, which has no round to learn the mode from.
+    """
+    return _validated(reply, _parse_json(content))
 
 
 def _parse_json(content: str) -> Any | None:
