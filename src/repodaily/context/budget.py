@@ -100,10 +100,6 @@ class _Parts:
     def left(self) -> int:
         return sum(self.rooms)
 
-    @property
-    def largest(self) -> int:
-        return max(self.rooms)
-
     def take(self, tokens: int) -> int:
         """The part with the least room that takes ``tokens`` (the earliest on a tie), its room reduced."""
         part = min((room, index) for index, room in enumerate(self.rooms) if room >= tokens)[1]
@@ -169,13 +165,13 @@ def _spend(group: list[_File], parts: _Parts) -> None:
     whole = 0
     for file in by_size:
         share = max(parts.left // (len(by_size) - whole), MIN_CLIP_TOKENS)
-        if file.tokens_total > min(share, parts.largest):
+        if file.tokens_total > min(share, max(parts.rooms)):
             break
         file.send(file.change.patch, file.tokens_total, Coverage.full, parts)
         whole += 1
     too_big = sorted(by_size[whole:], key=_rank)
     for index, file in enumerate(too_big):
-        allowance = min(max(parts.left // (len(too_big) - index), MIN_CLIP_TOKENS), parts.largest)
+        allowance = min(max(parts.left // (len(too_big) - index), MIN_CLIP_TOKENS), max(parts.rooms))
         if allowance < MIN_CLIP_TOKENS:
             break
         clipped = _clip(file.change.patch, file.tokens_total, allowance)

@@ -34,14 +34,7 @@ from dataclasses import dataclass
 
 from repodaily.models import MessageParts, RevertRef, SeriesRef, Trailer
 
-__all__ = [
-    "SubjectParts",
-    "parse_message",
-    "parse_subject",
-    "reverted_title",
-    "split_tags",
-    "without_revert_notice",
-]
+__all__ = ["SubjectParts", "parse_message", "parse_subject", "reverted_title", "split_tags", "without_revert_notice"]
 
 _PR_SUFFIX = re.compile(r"\s*\(#(?P<number>\d+)\)\s*$")
 _PR_MERGE = re.compile(r"^Merge pull request #(?P<number>\d+) from ")
