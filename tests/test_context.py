@@ -166,14 +166,21 @@ def test_tokens_sent_are_the_tokens_of_the_text_sent():
         assert receipt.tokens_sent <= receipt.tokens_total or file.coverage == Coverage.clipped
 
 
+_RANDOM_PATHS = ["vllm/a.py", "vllm/b.py", "csrc/k.cu", "setup.py", "tests/test_a.py", "docs/a.md", "README.md"]
+
+
+def _random_files(rng: random.Random, most_lines: int) -> list[FileChange]:
+    """Some of the paths above, each with up to ``most_lines`` lines, a fifth of them cut at the source."""
+    return [
+        _file(path, rng.randint(1, most_lines), patch_truncated=rng.random() < 0.2)
+        for path in rng.sample(_RANDOM_PATHS, rng.randint(1, len(_RANDOM_PATHS)))
+    ]
+
+
 def test_budget_never_exceeded_for_random_commits_and_budgets():
     rng = random.Random(20260209)
-    paths = ["vllm/a.py", "vllm/b.py", "csrc/k.cu", "setup.py", "tests/test_a.py", "docs/a.md", "README.md"]
     for _ in range(60):
-        files = [
-            _file(path, rng.randint(1, 400), patch_truncated=rng.random() < 0.2)
-            for path in rng.sample(paths, rng.randint(1, len(paths)))
-        ]
+        files = _random_files(rng, 400)
         budget = rng.choice([1, 10, 60, rng.randint(0, 20_000)])
         receipt = build_input("r/r", _commit(*files), budget_tokens=budget).receipt
         assert receipt.tokens_sent <= budget
@@ -350,12 +357,8 @@ def test_negative_budget_is_refused():
 
 def test_each_part_fits_one_prompt_and_every_text_is_in_one_part():
     rng = random.Random(20260210)
-    paths = ["vllm/a.py", "vllm/b.py", "csrc/k.cu", "setup.py", "tests/test_a.py", "docs/a.md", "README.md"]
     for _ in range(60):
-        files = [
-            _file(path, rng.randint(1, 200), patch_truncated=rng.random() < 0.2)
-            for path in rng.sample(paths, rng.randint(1, len(paths)))
-        ]
+        files = _random_files(rng, 200)
         budget, max_parts = rng.choice([1, 60, 500, rng.randint(0, 8000)]), rng.randint(1, 4)
         item = build_input("r/r", _commit(*files), budget_tokens=budget, max_parts=max_parts)
         sent = {index: count_tokens(file.text) for index, file in enumerate(item.files) if file.text}
