@@ -10,7 +10,8 @@ through ``context.redact`` first, so no credential leaves in a report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -30,6 +31,9 @@ class PublishContext:
     redact: Redactor = NO_SECRETS
     #: How many days each repository's run covers (a stream of several can be framed as one).
     days: int = 1
+    #: Where a publisher reads the secrets its ``*_env`` settings name (tokens, webhook URLs,
+    #: passwords, signing secrets): never from the config itself.
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
 
 
 @dataclass(frozen=True)
