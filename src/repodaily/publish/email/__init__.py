@@ -1,0 +1,1 @@
+"""The ``email`` publisher: each report as one e-mail, by SMTP (:mod:`.plugin`)."""
