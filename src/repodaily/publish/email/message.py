@@ -1,0 +1,86 @@
+"""The e-mail of one report: headers, the Markdown as text, the same as HTML, other formats attached.
+
+Structure (RFC 2046): ``multipart/alternative`` of ``text/plain`` (the Markdown
+report, which reads well as text) and ``text/html`` (the same report styled,
+:mod:`.html_part`); when the run renders other formats too (``json``), they are
+attachments and the whole is ``multipart/mixed``. Every part is UTF-8 and the
+message is 7-bit clean (base64 or quoted-printable, whichever is shorter), so no
+relay that lacks 8BITMIME can mangle Chinese text; the subject and names are
+encoded words (RFC 2047).
+
+The ``Message-ID`` is the same every time the same report is sent (repository,
+day, language), so a resend after a crash in mid-delivery is recognisable as the
+same message: clients that thread or deduplicate by it (Gmail does) show one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, localtime
+
+from repodaily.errors import ConfigError
+from repodaily.models import DailyReport
+from repodaily.publish.email.html_part import email_html
+from repodaily.publish.email.settings import EmailSettings, mailbox
+from repodaily.publish.fields import report_fields
+from repodaily.render.base import Artefact
+
+__all__ = ["build_message", "message_id", "subject"]
+
+#: CRLF line ends, RFC 2047 headers, and bodies encoded to 7 bits.
+POLICY = SMTP.clone(cte_type="7bit")
+#: The artefact that is the message's body; every other one is attached.
+BODY_FORMAT = "md"
+
+
+def subject(template: str, report: DailyReport) -> str:
+    """The subject for ``report``: the template's fields filled, on one line."""
+    filled = template.format(**report_fields(report), high=report.stats.high, total=report.stats.total)
+    return " ".join(filled.split())
+
+
+def message_id(report: DailyReport, sender: str) -> str:
+    """The same ``<…@domain>`` each time this report is sent from this sender's domain."""
+    digest = hashlib.sha256(f"{report.repo}\n{report.date}\n{report.language}".encode()).hexdigest()[:24]
+    domain = mailbox(sender).rpartition("@")[2]
+    return f"<repodaily.{report.date:%Y%m%d}.{digest}@{domain}>"
+
+
+def build_message(
+    report: DailyReport, artefacts: Sequence[Artefact], settings: EmailSettings, redact: Callable[[str], str]
+) -> EmailMessage:
+    """The message for ``report`` to the configured recipients, every text passed through ``redact``."""
+    body = next((artefact for artefact in artefacts if artefact.format == BODY_FORMAT), None)
+    if body is None:
+        formats = ", ".join(artefact.format for artefact in artefacts) or "none"
+        raise ConfigError(
+            f'email needs the "{BODY_FORMAT}" format for its body (add it to [output] formats; got {formats})'
+        )
+    title = redact(subject(settings.subject, report))
+    text = redact(body.text)
+    message = EmailMessage(policy=POLICY)
+    message["Subject"] = title
+    message["From"] = settings.sender
+    message["To"] = ", ".join(settings.recipients)
+    message["Date"] = format_datetime(localtime())
+    message["Message-ID"] = message_id(report, settings.sender)
+    message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to a robot
+    message.set_content(text, subtype="plain", charset="utf-8")
+    message.add_alternative(email_html(text, title=title, language=report.language), subtype="html", charset="utf-8")
+    name = report.repo.rpartition("/")[2] or "report"
+    for artefact in artefacts:
+        if artefact is not body:
+            _attach(message, redact(artefact.text), artefact.media_type, f"{name}-{report.date}.{artefact.suffix}")
+    return message
+
+
+def _attach(message: EmailMessage, text: str, media_type: str, filename: str) -> None:
+    """``text`` attached as ``filename``, of its artefact's media type (a text type says it is UTF-8)."""
+    maintype, slash, subtype = media_type.partition(";")[0].strip().partition("/")
+    if not (slash and maintype and subtype):
+        maintype, subtype = "application", "octet-stream"
+    params = {"charset": "utf-8"} if maintype == "text" else {}
+    message.add_attachment(text.encode("utf-8"), maintype, subtype, filename=filename, params=params)
