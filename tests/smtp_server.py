@@ -58,8 +58,17 @@ class _Handler:
     """Refuses the addresses in ``refuse`` at RCPT, records every message, checks the password."""
 
     refuse: Sequence[str] = ()
+    #: A reply that refuses every sender at MAIL, or every message at the end of DATA.
+    refuse_mail: str = ""
+    refuse_data: str = ""
     received: list[Received] = field(default_factory=list)
     mechanisms: list[str] = field(default_factory=list)
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
+        if self.refuse_mail:
+            return self.refuse_mail
+        envelope.mail_from = address
+        return "250 2.1.0 Ok"
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: Any) -> str:
         if address in self.refuse:
@@ -68,6 +77,8 @@ class _Handler:
         return "250 2.1.5 Ok"
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        if self.refuse_data:
+            return self.refuse_data
         login = session.auth_data.login.decode() if isinstance(session.auth_data, LoginPassword) else None
         self.received.append(Received(envelope.mail_from, list(envelope.rcpt_tos), bytes(envelope.content), login))
         return "250 2.0.0 Ok: queued as 4F1A2B3C"
@@ -130,11 +141,13 @@ def smtp_server(
     *,
     login: bool = True,
     refuse: Sequence[str] = (),
+    refuse_mail: str = "",
+    refuse_data: str = "",
     exclude_mechanisms: Sequence[str] = (),
     offer_starttls: bool = True,
 ) -> Iterator[RunningServer]:
     """An SMTP server speaking ``security``; with ``login``, AUTH is required and the password checked."""
-    handler = _Handler(refuse=refuse)
+    handler = _Handler(refuse=refuse, refuse_mail=refuse_mail, refuse_data=refuse_data)
     options: dict[str, Any] = {
         "server_hostname": "mail.test",
         "authenticator": handler.authenticate,

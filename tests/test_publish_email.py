@@ -253,6 +253,30 @@ def test_every_recipient_refused_is_one_error_line(ca: TrustedCA, demo) -> None:
     assert all(address in line for address in RECIPIENTS) and server.received == []
 
 
+@pytest.mark.parametrize(
+    ("refusal", "line"),
+    [
+        (
+            {"refuse_mail": "553 5.7.1 <reports@example.com>: Sender address rejected: not owned by user"},
+            "the server refused the sender reports@example.com: 553 5.7.1 <reports@example.com>: Sender address "
+            "rejected: not owned by user",
+        ),
+        (
+            {"refuse_data": "554 5.7.1 Message rejected as spam"},
+            "the server refused the message: 554 5.7.1 Message rejected as spam",
+        ),
+    ],
+    ids=["sender", "message"],
+)
+def test_a_refused_sender_or_message_is_one_line(ca: TrustedCA, demo, refusal: dict[str, str], line: str) -> None:
+    report, artefacts = demo
+    with smtp_server("starttls", ca, **refusal) as server:
+        with pytest.raises(PublishError) as failed:
+            _publish(_settings(server.port, "starttls", ca), report, artefacts)
+    assert _one_line(failed.value) == f"smtp://{HOST}:{server.port}: {line}"
+    assert server.received == []
+
+
 def test_a_wrong_password_is_one_line_that_does_not_hold_it(ca: TrustedCA, demo) -> None:
     """The server quotes the password it was given; the error line still does not."""
     report, artefacts = demo
@@ -342,6 +366,14 @@ def test_a_dry_run_sends_nothing_and_shows_the_message_masked(ca: TrustedCA, dem
 def test_a_missing_password_variable_is_a_config_error_naming_it(demo) -> None:
     with pytest.raises(ConfigError, match=f"the environment variable {PASSWORD_ENV} \\(password_env\\) is not set"):
         EmailPublisher(settings=_settings(587), context=PublishContext(environ={}))
+
+
+def test_a_ca_file_that_cannot_be_read_is_a_config_error(tmp_path: Path) -> None:
+    (tmp_path / "not-a-ca.pem").write_text("no certificate here\n", encoding="utf-8")
+    for name in ("missing.pem", "not-a-ca.pem"):
+        settings = _settings(587, ca_file=str(tmp_path / name))
+        with pytest.raises(ConfigError, match=f"smtp://{HOST}:587: cannot read ca_file .*{name}"):
+            EmailPublisher(settings=settings, context=PublishContext(environ=ENVIRON))
 
 
 @pytest.mark.parametrize(

@@ -71,15 +71,10 @@ class EmailSettings(BaseModel):
         default="", description="A PEM file of the CAs to trust instead of the system's (a private CA)."
     )
 
-    @field_validator("sender")
+    @field_validator("sender", "recipients")
     @classmethod
-    def _one_sender(cls, value: str) -> str:
-        return _address(value)
-
-    @field_validator("recipients")
-    @classmethod
-    def _each_recipient(cls, value: list[str]) -> list[str]:
-        return [_address(item) for item in value]
+    def _addresses(cls, value: str | list[str]) -> str | list[str]:
+        return _address(value) if isinstance(value, str) else [_address(item) for item in value]
 
     @field_validator("subject")
     @classmethod

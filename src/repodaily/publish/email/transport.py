@@ -75,6 +75,15 @@ class Server:
         return cls(settings, password, _tls_context(settings))
 
 
+# What a server's refusal was of, the most specific first; its reply follows.
+_REFUSALS: tuple[tuple[type[smtplib.SMTPResponseException], str], ...] = (
+    (smtplib.SMTPAuthenticationError, "the server refused the login of {username!r}"),
+    (smtplib.SMTPSenderRefused, "the server refused the sender {sender}"),
+    (smtplib.SMTPDataError, "the server refused the message"),
+    (smtplib.SMTPResponseException, "the server answered"),
+)
+
+
 class _Failed(Exception):
     """A step of the conversation failed; the message says which and why, in one line."""
 
@@ -170,17 +179,13 @@ class _Conversation:
             return f"its TLS certificate is not trusted: {exc.verify_message or exc.reason}"
         if isinstance(exc, ssl.SSLError):
             return f"TLS failed: {exc.reason or exc}"
-        if isinstance(exc, smtplib.SMTPAuthenticationError):
-            return f"the server refused the login of {settings.username!r}: {_reply(exc.smtp_code, exc.smtp_error)}"
         if isinstance(exc, smtplib.SMTPRecipientsRefused):
             refused = ", ".join(f"{address} ({_reply(*reply)})" for address, reply in exc.recipients.items())
             return f"the server refused every recipient: {refused}"
-        if isinstance(exc, smtplib.SMTPSenderRefused):
-            return f"the server refused the sender {exc.sender}: {_reply(exc.smtp_code, exc.smtp_error)}"
-        if isinstance(exc, smtplib.SMTPDataError):
-            return f"the server refused the message: {_reply(exc.smtp_code, exc.smtp_error)}"
         if isinstance(exc, smtplib.SMTPResponseException):
-            return f"the server answered {_reply(exc.smtp_code, exc.smtp_error)}"
+            what = next(what for kind, what in _REFUSALS if isinstance(exc, kind))
+            sender = exc.sender if isinstance(exc, smtplib.SMTPSenderRefused) else ""
+            return f"{what.format(username=settings.username, sender=sender)}: {_reply(exc.smtp_code, exc.smtp_error)}"
         # A read that timed out: smtplib reports it as a disconnection, the timeout as its context.
         if isinstance(exc, TimeoutError) or isinstance(exc.__context__, TimeoutError):
             return _no_answer(settings)
