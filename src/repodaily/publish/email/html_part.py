@@ -34,10 +34,8 @@ from repodaily.render.anchors import github_slug
 
 __all__ = ["email_html"]
 
-_FONT = (
-    "font-family:-apple-system,'Segoe UI','PingFang SC','Hiragino Sans GB','Microsoft YaHei',"
-    "'Noto Sans CJK SC',Helvetica,Arial,sans-serif"
-)
+# System fonts first (macOS and iOS, Windows), then each system's Chinese font (macOS, Windows, Linux).
+_FONT = "font-family:-apple-system,'Segoe UI','PingFang SC','Microsoft YaHei','Noto Sans CJK SC',Arial,sans-serif"
 _MONO = "font-family:SFMono-Regular,Consolas,'Liberation Mono',Menlo,monospace"
 _TEXT = f"{_FONT};font-size:14px;line-height:1.6;color:#1f2328"
 _BORDER = "1px solid #d0d7de"
