@@ -6,6 +6,11 @@ with keyword arguments ``settings`` (its own model, validated from its
 (:class:`PublishContext`). It is given each report with its artefacts as soon
 as the report is made, and closed when the run ends. Everything it sends passes
 through ``context.redact`` first, so no credential leaves in a report.
+
+The pipeline keeps a delivery ledger (:mod:`repodaily.delivery`) and hands a
+publisher only what its target does not have yet, unless the publisher sets a
+true ``repeatable`` attribute (delivering the same report again changes nothing
+a reader notices: a file overwritten with the same bytes, stdout).
 """
 
 from __future__ import annotations

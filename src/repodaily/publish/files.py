@@ -167,6 +167,9 @@ class FilesPublisher:
     A rerun writes the same paths again, so a report is never delivered twice.
     """
 
+    #: Writing the same bytes again changes nothing, and a deleted file should come back: the ledger lets it repeat.
+    repeatable = True
+
     def __init__(self, *, settings: FilesSettings, context: PublishContext) -> None:
         self.settings = settings
         self.context = context
