@@ -10,7 +10,7 @@ None of these platforms documents an escape for its Markdown (Slack only for
 ``&``, ``<`` and ``>``), so each character that could start markup is written
 as a look-alike that cannot: fullwidth brackets, a modifier-letter grave for
 the backtick. Every text is first made one line (:func:`one_line`), and bare
-addresses (``https://``, ``www.``, ``user@host``) are broken with a zero-width
+addresses (``https://``, ``//host``, ``www.``, ``user@host``) are broken with a zero-width
 space so no client turns them into links (:func:`defang`); our own links are
 the only ones a message carries. Feishu's rich text (``post``) takes text and
 links as separate elements, so its text needs no more than that.
@@ -27,8 +27,8 @@ _ZERO_WIDTH_SPACE = "\u200b"
 # Every control character, line and paragraph separator: a message line stays one line.
 _BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 _SPACES = re.compile(r"\s+")
-# Where a client would start an automatic link: scheme://, www., user@host.
-_AUTOLINK = re.compile(r"(?<=:)(?=//)|(?<![A-Za-z0-9])(?<=[Ww]{3})(?=\.)|(?<=[\w.+-])(?=@\w)")
+# Where a client would start an automatic link: scheme:// and //host, www., user@host.
+_AUTOLINK = re.compile(r"(?<=/)(?=/)|(?<![A-Za-z0-9][Ww]{3})(?<=[Ww]{3})(?=\.)|(?<=[\w.+-])(?=@\w)")
 # The Markdown that DingTalk and WeCom render: links, images, emphasis, code, HTML-like tags
 # (<font>, WeCom's <@userid> mention) and the backslash that could escape our own markup.
 _MARKDOWN_LOOKALIKES = str.maketrans({"[": "［", "]": "］", "<": "＜", ">": "＞", "`": "ˋ", "*": "＊", "\\": "＼"})
