@@ -34,6 +34,11 @@ def _json(payload: dict[str, Any], status: int = 200) -> Reply:
     return status, json.dumps(payload, ensure_ascii=False).encode(), JSON
 
 
+def _errcode(code: int, message: str) -> Reply:
+    """An answer of DingTalk's and WeCom's shape: HTTP 200 whatever happened, the outcome in ``errcode``."""
+    return _json({"errcode": code, "errmsg": message})
+
+
 def _text(status: int, word: str, headers: list[tuple[str, str]] | None = None) -> Reply:
     return status, word.encode(), [("Content-Type", "text/html"), *(headers or [])]
 
@@ -41,8 +46,10 @@ def _text(status: int, word: str, headers: list[tuple[str, str]] | None = None) 
 class Receiver(LoopbackHttpServer):
     """Records each request and answers it as :meth:`answer` says; ``throttle`` and ``stall`` come first."""
 
-    def __init__(self) -> None:
+    def __init__(self, secret: str = "") -> None:
         super().__init__()
+        #: The signing secret, for the platforms that sign; "" for unsigned messages.
+        self.secret = secret
         self.received: list[HttpRequest] = []
         self.delivered: list[HttpRequest] = []
         #: The next this many requests get the platform's rate-limit answer.
@@ -50,10 +57,16 @@ class Receiver(LoopbackHttpServer):
         #: Requests get no answer at all (until the client gives up).
         self.stall = False
 
+    #: Where the webhook is, token included; :attr:`url` puts the server's origin before it.
+    ENDPOINT: str
+    #: The answer to a message delivered, and to one over the rate limit.
+    ACCEPTED: Reply
+    THROTTLED: Reply
+
     @property
     def url(self) -> str:
         """The webhook URL, token included, as a user would put it in the environment."""
-        raise NotImplementedError
+        return f"{self.origin}{self.ENDPOINT}"
 
     async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.received.append(request)
@@ -73,10 +86,10 @@ class Receiver(LoopbackHttpServer):
         raise NotImplementedError
 
     def accepted(self) -> Reply:
-        raise NotImplementedError
+        return self.ACCEPTED
 
     def throttled(self) -> Reply:
-        raise NotImplementedError
+        return self.THROTTLED
 
     @staticmethod
     def query(request: HttpRequest) -> dict[str, str]:
@@ -91,20 +104,9 @@ class FeishuReceiver(Receiver):
     """A Feishu custom bot: ``/open-apis/bot/v2/hook/<token>``, body ≤ 20 KB, signed in the body if it has a secret."""
 
     TOKEN = "0d6a3f3e-1c2b-4a5d-9e8f-7a6b5c4d3e2f"
-
-    def __init__(self, secret: str = "") -> None:
-        super().__init__()
-        self.secret = secret
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}/open-apis/bot/v2/hook/{self.TOKEN}"
-
-    def accepted(self) -> Reply:
-        return _json({"StatusCode": 0, "StatusMessage": "success", "code": 0, "data": {}, "msg": "success"})
-
-    def throttled(self) -> Reply:
-        return _json({"code": 11232, "msg": "frequency limited psm[lark.oapi.app_platform_runtime]appID[1]"})
+    ENDPOINT = f"/open-apis/bot/v2/hook/{TOKEN}"
+    ACCEPTED = _json({"StatusCode": 0, "StatusMessage": "success", "code": 0, "data": {}, "msg": "success"})
+    THROTTLED = _json({"code": 11232, "msg": "frequency limited psm[lark.oapi.app_platform_runtime]appID[1]"})
 
     def answer(self, request: HttpRequest) -> Reply:
         if urlsplit(request.path).path != f"/open-apis/bot/v2/hook/{self.TOKEN}":
@@ -131,38 +133,27 @@ class DingTalkReceiver(Receiver):
     """A DingTalk custom robot: ``/robot/send?access_token=…``, body ≤ 20,000 bytes, signed in the query."""
 
     TOKEN = "9f8e7d6c5b4a39281716aabbccddeeff00112233445566778899aabbccddeeff"
-
-    def __init__(self, secret: str = "") -> None:
-        super().__init__()
-        self.secret = secret
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}/robot/send?access_token={self.TOKEN}"
-
-    def accepted(self) -> Reply:
-        return _json({"errcode": 0, "errmsg": "ok"})
-
-    def throttled(self) -> Reply:
-        return _json({"errcode": 130101, "errmsg": "send too fast, exceed 20 times per minute"})
+    ENDPOINT = f"/robot/send?access_token={TOKEN}"
+    ACCEPTED = _errcode(0, "ok")
+    THROTTLED = _errcode(130101, "send too fast, exceed 20 times per minute")
 
     def answer(self, request: HttpRequest) -> Reply:
         query = self.query(request)
         if urlsplit(request.path).path != "/robot/send" or query.get("access_token") != self.TOKEN:
-            return _json({"errcode": 300001, "errmsg": "token is not exist"})
+            return _errcode(300001, "token is not exist")
         if self.secret:
             timestamp = query.get("timestamp", "")
             if not timestamp.isdigit() or not _within_an_hour(int(timestamp) / 1000):
-                return _json({"errcode": 310000, "errmsg": "invalid timestamp"})
+                return _errcode(310000, "invalid timestamp")
             digest = hmac.new(self.secret.encode(), f"{timestamp}\n{self.secret}".encode(), hashlib.sha256).digest()
             if not hmac.compare_digest(query.get("sign", ""), base64.b64encode(digest).decode()):
-                return _json({"errcode": 310000, "errmsg": "sign not match, more: [https://ding-doc.dingtalk.com/]"})
+                return _errcode(310000, "sign not match, more: [https://ding-doc.dingtalk.com/]")
         if len(request.body) > 20_000:
-            return _json({"errcode": 460101, "errmsg": "message too long, exceed 20000 bytes"})
+            return _errcode(460101, "message too long, exceed 20000 bytes")
         body = request.json()
         markdown = body.get("markdown") if isinstance(body, dict) and body.get("msgtype") == "markdown" else None
         if not isinstance(markdown, dict) or not markdown.get("title") or not markdown.get("text"):
-            return _json({"errcode": 40035, "errmsg": "缺少参数 json"})
+            return _errcode(40035, "缺少参数 json")
         return self.accepted()
 
 
@@ -170,25 +161,18 @@ class WeComReceiver(Receiver):
     """A WeCom group robot: ``/cgi-bin/webhook/send?key=…``, Markdown content ≤ 4,096 UTF-8 bytes."""
 
     KEY = "73febdcb-1b38-4d1b-a994-790f21fc8d30"
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}/cgi-bin/webhook/send?key={self.KEY}"
-
-    def accepted(self) -> Reply:
-        return _json({"errcode": 0, "errmsg": "ok"})
-
-    def throttled(self) -> Reply:
-        return _json({"errcode": 45009, "errmsg": "api freq out of limit, hint: [1700000000_1_ab], from ip: 127.0.0.1"})
+    ENDPOINT = f"/cgi-bin/webhook/send?key={KEY}"
+    ACCEPTED = _errcode(0, "ok")
+    THROTTLED = _errcode(45009, "api freq out of limit, hint: [1700000000_1_ab]")
 
     def answer(self, request: HttpRequest) -> Reply:
         if urlsplit(request.path).path != "/cgi-bin/webhook/send" or self.query(request).get("key") != self.KEY:
-            return _json({"errcode": 93000, "errmsg": "invalid webhook url, hint: [1700000000_2_cd]"})
+            return _errcode(93000, "invalid webhook url, hint: [1700000000_2_cd]")
         body = request.json()
         markdown = body.get("markdown") if isinstance(body, dict) and body.get("msgtype") == "markdown" else None
         content = markdown.get("content") if isinstance(markdown, dict) else None
         if not isinstance(content, str) or not content:
-            return _json({"errcode": 44004, "errmsg": "empty content, hint: [1700000000_3_ef]"})
+            return _errcode(44004, "empty content, hint: [1700000000_3_ef]")
         if len(content.encode("utf-8")) > 4096:
             return _json(
                 {"errcode": 40058, "errmsg": "markdown.content exceed max length 4096. invalid Request Parameter"}
@@ -199,22 +183,16 @@ class WeComReceiver(Receiver):
 class SlackReceiver(Receiver):
     """A Slack incoming webhook: Block Kit checked (50 blocks; 3,000 characters a text, 150 a header)."""
 
-    PATH = "/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx"
+    ENDPOINT = "/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx"
+    ACCEPTED = _text(200, "ok")
     #: What the 429 answer's Retry-After says, in seconds.
     retry_after = 7
-
-    @property
-    def url(self) -> str:
-        return f"{self.origin}{self.PATH}"
-
-    def accepted(self) -> Reply:
-        return _text(200, "ok")
 
     def throttled(self) -> Reply:
         return _text(429, "rate_limited", [("Retry-After", str(self.retry_after))])
 
     def answer(self, request: HttpRequest) -> Reply:
-        if request.path != self.PATH:
+        if request.path != self.ENDPOINT:
             return _text(404, "no_service")
         body = request.json()
         if not isinstance(body, dict):
@@ -244,25 +222,16 @@ def _valid_block(block: Any) -> bool:
 class WebhookReceiver(Receiver):
     """Any endpoint: checks ``X-Repodaily-Signature`` as a GitHub webhook receiver would, drops repeated deliveries."""
 
-    PATH = "/hooks/repodaily/5f3c9a7e21b04d6c"
+    ENDPOINT = "/hooks/repodaily/5f3c9a7e21b04d6c"
+    ACCEPTED = _json({"received": True}, 202)
+    THROTTLED = (429, b'{"error":"slow down"}', [*JSON, ("Retry-After", "3")])
 
     def __init__(self, secret: str = "") -> None:
-        super().__init__()
-        self.secret = secret
+        super().__init__(secret)
         self.deliveries: list[str] = []
 
-    @property
-    def url(self) -> str:
-        return f"{self.origin}{self.PATH}"
-
-    def accepted(self) -> Reply:
-        return _json({"received": True}, 202)
-
-    def throttled(self) -> Reply:
-        return 429, b'{"error":"slow down"}', [*JSON, ("Retry-After", "3")]
-
     def answer(self, request: HttpRequest) -> Reply:
-        if request.path != self.PATH:
+        if request.path != self.ENDPOINT:
             return _json({"error": "not found"}, 404)
         if self.secret:
             expected = "sha256=" + hmac.new(self.secret.encode(), request.body, hashlib.sha256).hexdigest()

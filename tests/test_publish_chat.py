@@ -27,6 +27,7 @@ from chat_receivers import (
     WeComReceiver,
 )
 from hostile import ALL
+from llm_fakes import FakeTime
 from markdown_it import MarkdownIt
 
 from repodaily.errors import ConfigError, PublishError
@@ -125,21 +126,6 @@ def _report(
     )
 
 
-class FakeTime:
-    """The waits between attempts: recorded, and passed at once (the clock moves as if slept)."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-        self.waits: list[float] = []
-
-    def clock(self) -> float:
-        return self.now
-
-    async def sleep(self, seconds: float) -> None:
-        self.waits.append(seconds)
-        self.now += seconds
-
-
 def _publisher(
     name: str,
     receiver: Receiver,
@@ -180,8 +166,7 @@ def platform(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def receiver(platform: str) -> Iterator[Receiver]:
     _, _, kind = PLATFORMS[platform]
-    made = kind(SECRET) if platform in SIGNED else kind()  # type: ignore[call-arg]
-    with made:
+    with kind(SECRET) as made:
         yield made
 
 
@@ -261,13 +246,13 @@ def test_the_language_follows_the_report(platform, receiver):
 
 def test_feishu_and_dingtalk_signatures_pass_the_documented_check_and_a_wrong_secret_is_refused():
     for name in ("feishu", "dingtalk"):
-        with PLATFORMS[name][2]("another-secret-9z8y7x") as receiver:  # type: ignore[call-arg]
+        with PLATFORMS[name][2]("another-secret-9z8y7x") as receiver:
             with pytest.raises(PublishError) as refused:
                 _publish(_publisher(name, receiver), _report())
             assert len(receiver.received) == 1 and receiver.delivered == []  # refused for good: not retried
         code = "code 19021" if name == "feishu" else "errcode 310000"
         assert code in str(refused.value)
-        with PLATFORMS[name][2](SECRET) as receiver:  # type: ignore[call-arg]
+        with PLATFORMS[name][2](SECRET) as receiver:
             _publish(_publisher(name, receiver), _report())
             assert len(receiver.delivered) == 1
 
@@ -335,7 +320,7 @@ def test_a_rate_limit_is_retried_then_delivered(platform, receiver):
     receiver.throttle = 2
     _publish(_publisher(platform, receiver, time=time), _report())
     assert len(receiver.received) == 3 and len(receiver.delivered) == 1
-    retry_waits = [wait for wait in time.waits if wait >= 1]
+    retry_waits = [wait for wait in time.sleeps if wait >= 1]
     expected = {"slack": [7, 7], "webhook": [3, 3]}.get(platform, [1, 2])  # Retry-After when given, else backoff
     assert retry_waits == expected
 
@@ -354,7 +339,7 @@ def test_a_retry_after_beyond_max_wait_is_not_waited_for():
         receiver.throttle, receiver.retry_after = 1, 600
         with pytest.raises(PublishError, match="rate_limited"):
             _publish(_publisher("slack", receiver, time=time, max_wait_s=120), _report())
-    assert len(receiver.received) == 1 and all(wait < 600 for wait in time.waits)
+    assert len(receiver.received) == 1 and all(wait < 600 for wait in time.sleeps)
 
 
 def _wrong_token_url(platform: str, receiver: Receiver) -> str:
@@ -365,7 +350,7 @@ def _wrong_token_url(platform: str, receiver: Receiver) -> str:
 @pytest.mark.parametrize("name", ["feishu", "dingtalk", "wecom", "slack"])
 def test_a_refused_token_fails_in_one_line_with_the_code_and_no_secret(name):
     kind = PLATFORMS[name][2]
-    with kind(SECRET) if name in SIGNED else kind() as receiver:  # type: ignore[call-arg]
+    with kind(SECRET) as receiver:
         url = _wrong_token_url(name, receiver)
         environ = {"HOOK_URL": url, "HOOK_SECRET": SECRET}
         settings = PLATFORMS[name][1].model_validate({"webhook_url_env": "HOOK_URL"})
@@ -418,7 +403,7 @@ def test_pace_keeps_within_the_platforms_window():
             await pace.turn()
 
     asyncio.run(three())
-    assert time.waits == [60.0]
+    assert time.sleeps == [60.0]
 
 
 # --------------------------------------------------------------------------- hostile text
