@@ -1,5 +1,6 @@
 """The public surface: what the package exports, and what the config documents."""
 
+import importlib
 import json
 import re
 import tomllib
@@ -67,9 +68,16 @@ def test_every_setting_is_in_the_commented_default_config():
     settings = _keys(Config) | _keys(plugins.get("source", "git").settings, "repos.")
     for name in ("heuristic", "llm"):
         settings |= _keys(plugins.get("analyzer", name).settings, f"{name}.")
+    # Every built-in publisher's keys, in [[publish]], its entry point registered here when not installed.
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    for entry, module in pyproject["project"]["entry-points"]["repodaily"].items():
+        if not plugins.manager.has_plugin(entry):
+            plugins.add_plugin(importlib.import_module(module), entry)
+    for name in plugins.names("publisher"):
+        settings |= _keys(plugins.get("publisher", name).settings, "publish.")
     missing = settings - documented
     assert missing == set()
-    assert {"repos.conventions", "repos.url", "llm.endpoints.api_key_env"} <= settings
+    assert {"repos.conventions", "repos.url", "llm.endpoints.api_key_env", "publish.webhook_url_env"} <= settings
     tomllib.loads(text)  # and it parses
 
 

@@ -24,7 +24,10 @@ from repodaily.models import DailyReport
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact
 
-__all__ = ["Delivery", "PublishContext", "Publisher"]
+__all__ = ["TEMPLATE_FIELDS", "Delivery", "PublishContext", "Publisher", "report_fields"]
+
+#: The fields a publisher's template for one report (a file path, a link) can use.
+TEMPLATE_FIELDS = ("repo", "owner", "name", "date", "year", "month", "day", "lang")
 
 
 @dataclass(frozen=True)
@@ -63,3 +66,18 @@ class Publisher(Protocol):
     async def aclose(self) -> None:
         """The run is over: finish what is framed across reports, release connections."""
         ...
+
+
+def report_fields(report: DailyReport) -> dict[str, str]:
+    """The value of each of :data:`TEMPLATE_FIELDS` for ``report``: ``{repo}`` is ``owner/name``, dates zero-padded."""
+    owner, _, name = report.repo.partition("/")
+    return {
+        "repo": report.repo,
+        "owner": owner,
+        "name": name,
+        "date": report.date.isoformat(),
+        "year": f"{report.date.year:04d}",
+        "month": f"{report.date.month:02d}",
+        "day": f"{report.date.day:02d}",
+        "lang": report.language,
+    }

@@ -35,7 +35,7 @@ from repodaily.errors import ConfigError, PublishError
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
-from repodaily.publish.base import Delivery, PublishContext
+from repodaily.publish.base import TEMPLATE_FIELDS, Delivery, PublishContext, report_fields
 from repodaily.render.base import Artefact
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
@@ -65,7 +65,7 @@ class FilesSettings(BaseModel):
     @field_validator("path")
     @classmethod
     def _known_fields(cls, value: str) -> str:
-        fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
+        fields = dict.fromkeys(TEMPLATE_FIELDS, "x")
         try:
             filled = value.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
@@ -77,19 +77,7 @@ class FilesSettings(BaseModel):
 
 def report_path(output: FilesSettings, report: DailyReport, suffix: str) -> Path:
     """Where ``report`` goes with file suffix ``suffix``: the path template under the output dir."""
-    owner, _, name = report.repo.partition("/")
-    relative = Path(
-        output.path.format(
-            repo=report.repo,
-            owner=owner,
-            name=name,
-            date=report.date.isoformat(),
-            year=f"{report.date.year:04d}",
-            month=f"{report.date.month:02d}",
-            day=f"{report.date.day:02d}",
-            lang=report.language,
-        )
-    )
+    relative = Path(output.path.format(**report_fields(report)))
     if relative.is_absolute() or ".." in relative.parts:
         raise ConfigError(f"output.path {output.path!r} leaves the output directory for {report.repo}")
     return Path(output.dir).expanduser() / relative.with_suffix(f".{suffix}")
