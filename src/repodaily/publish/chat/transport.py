@@ -27,10 +27,10 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from repodaily.analyzers.llm.limits import server_wait
 from repodaily.errors import PublishError
 from repodaily.publish.chat.escape import clip, one_line
 from repodaily.redact import Redactor
+from repodaily.waits import server_wait
 
 __all__ = ["Answer", "Judge", "Outgoing", "Pace", "Sender", "Verdict", "mask_url"]
 
