@@ -304,14 +304,23 @@ def test_run_writes_the_other_repos_when_one_fails_in_any_way(demo_repo, tmp_pat
     code, out, err = _invoke("run", *_DAY)
 
     assert code == 1
-    assert err.splitlines() == [
+    assert [line for line in err.splitlines() if line.startswith("repodaily: error:")] == [
         f"repodaily: error: demo-org/render-fails: {tmp_path / 'templates' / 'report.md.j2'}, line 1: "
         "ZeroDivisionError: division by zero",
-        f"repodaily: error: demo-org/write-fails: cannot write {tmp_path / 'out/2026/demo-org/write-fails'}"
-        "/2026-03-02.md: File exists",
+        f"repodaily: error: demo-org/write-fails 2026-03-02 → files: cannot write "
+        f"{tmp_path / 'out/2026/demo-org/write-fails'}/2026-03-02.md: File exists",
         'repodaily: error: demo-org/crashes: unexpected KeyError: "a bug in one repository\'s processing" '
         "(rerun with -vv for the traceback)",
     ]
+    # Without a terminal, a line per repository and target, and a total: what a cron or CI log shows.
+    log = [line for line in err.splitlines() if not line.startswith("repodaily: error:")]
+    assert [line.split(" · ")[0] for line in log[:-1]] == [
+        "repodaily: demo-org/first 2026-03-02 → files: delivered",
+        f"repodaily: demo-org/write-fails 2026-03-02 → files: failed: cannot write "
+        f"{tmp_path / 'out/2026/demo-org/write-fails'}/2026-03-02.md: File exists",
+        "repodaily: demo-org/last 2026-03-02 → files: delivered",
+    ]
+    assert log[-1].startswith("repodaily: done: 5 repositories (2 failed), 3 reports, 48 commits (degraded 0); ")
     written = sorted(Path(p).relative_to(tmp_path / "out").as_posix() for p in out.split())
     assert written == [
         f"2026/{name}/2026-03-02.{fmt}" for name in ("demo-org/first", "demo-org/last") for fmt in ("json", "md")
@@ -319,7 +328,8 @@ def test_run_writes_the_other_repos_when_one_fails_in_any_way(demo_repo, tmp_pat
     _check_written(tmp_path / "out")
     with sqlite3.connect(tmp_path / "xdg-cache" / "repodaily" / "repodaily.db") as db:
         (summary,) = db.execute("SELECT summary FROM runs WHERE finished_at IS NOT NULL").fetchone()
-    assert json.loads(summary)["failed_repos"] == names[1:4]
+    assert json.loads(summary)["failed_repos"] == [names[1], names[3]]
+    assert json.loads(summary)["failed_deliveries"] == ["demo-org/write-fails 2026-03-02 files"]
 
 
 def _check_written(out_dir: Path) -> None:

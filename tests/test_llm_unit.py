@@ -46,7 +46,7 @@ from repodaily.analyzers.llm import (
     prompt_digest,
     settings_from_env,
 )
-from repodaily.analyzers.llm.limits import RequestQuota, parse_duration, server_wait
+from repodaily.analyzers.llm.limits import RequestQuota
 from repodaily.analyzers.llm.prompts import Prompts, fence
 from repodaily.context import build_input
 from repodaily.errors import AnalysisError, AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
@@ -64,6 +64,7 @@ from repodaily.models import (
     Usage,
 )
 from repodaily.plugins import registry
+from repodaily.waits import parse_duration, server_wait
 
 # --------------------------------------------------------------------------- output modes
 

@@ -249,3 +249,23 @@ def test_a_token_used_as_the_user_of_a_url_is_a_credential_and_a_short_user_is_n
 def test_an_endpoints_headers_stay_out_of_its_repr():
     endpoint = EndpointSettings(name="e", base_url="http://e/v1", model="m", headers={"X-Api-Key": "hdr-key-1a2b3c"})
     assert "hdr-key-1a2b3c" not in repr(endpoint) + str(endpoint)
+
+
+def test_a_variable_holding_a_webhook_url_registers_its_token_not_the_url():
+    """Registered whole, a webhook URL would mask ``https://`` and its path words in every report."""
+
+    class Target(BaseModel):
+        webhook_url_env: str
+
+    hooks = {
+        "FEISHU": ("https://open.feishu.cn/open-apis/bot/v2/hook/0d6a3f3e-1c2b-4a5d-9e8f-7a6b5c4d3e2f", "0d6a3f3e"),
+        "DINGTALK": ("https://oapi.dingtalk.com/robot/send?access_token=9f8e7d6c5b4a3928171615aabbccdd", "9f8e7d6c5b"),
+        "SLACK": ("https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/abcdefghijklmnopqrstuvwx", "abcdefghijkl"),
+        "PLAIN": ("a-plain-secret-value", "a-plain-secret-value"),
+    }
+    environ = {name: url for name, (url, _) in hooks.items()}
+    for name, (url, token_piece) in hooks.items():
+        redactor = redactor_for(Target(webhook_url_env=name), environ=environ)
+        assert token_piece not in redactor(f"posted to {url}"), name
+        public = "see https://github.com/acme/app/commit/abc in services/open-apis/robot/send"
+        assert redactor(public) == public, name

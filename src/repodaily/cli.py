@@ -23,6 +23,8 @@ import logging
 import os
 import shutil
 import sys
+import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
@@ -37,13 +39,13 @@ from rich.text import Text
 from repodaily import __version__
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.credentials import redactor_for
+from repodaily.delivery import TargetResult
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
-from repodaily.pipeline import Pipeline, RunSummary
+from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days
 from repodaily.plugins import KINDS, Health, Kind, registry
-from repodaily.publish.base import Delivery
 from repodaily.redact import RedactingFormatter, Redactor
 from repodaily.store import Store
 
@@ -208,7 +210,8 @@ def _report_options(command: F) -> F:
             "(default from config: md; stdout takes one).",
         ),
         click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
-        click.option("--dry-run", is_flag=True, help="Print what would be written instead of writing it."),
+        click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
+        click.option("--force", is_flag=True, help="Deliver again what the targets already have (the ledger says so)."),
         click.option(
             "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
         ),
@@ -240,22 +243,55 @@ def _load(config_path: str | None, **flags: Any) -> Config:
 
 
 def _exit_code(summary: RunSummary) -> int:
-    degraded = summary.degraded_commits or summary.incomplete_commits or summary.failed_repos
+    degraded = (
+        summary.degraded_commits or summary.incomplete_commits or summary.failed_repos or summary.failed_deliveries
+    )
     return EXIT_DEGRADED if degraded else EXIT_OK
 
 
-def _echo_delivery(delivery: Delivery) -> None:
-    """Say where a report went the moment it did, or show what a dry run would deliver."""
+def _echo_delivery(result: TargetResult, record: ReportRecord) -> None:
+    """Say where a report went the moment it did, or show what a dry run would send."""
+    delivery = result.delivery
+    if delivery is None:
+        return
     if delivery.preview is not None:
         _echo(delivery.preview)
     for location in delivery.locations if delivery.preview is None else []:
         _echo(location)
 
 
+def _log_delivery(result: TargetResult, record: ReportRecord) -> None:
+    """One line per repository, day and target, for a log without a terminal (cron, GitHub Actions)."""
+    _echo_delivery(result, record)
+    stats = record.stats
+    outcome = f"failed: {result.error}" if result.status == "failed" else result.status
+    _echo(
+        f"repodaily: {result.repo} {result.day} → {result.target}: {outcome} · {stats.total} commits "
+        f"(high {stats.high}, medium {stats.medium}, low {stats.low}), degraded {stats.degraded} "
+        f"· {record.run.seconds:.1f} s",
+        err=True,
+    )
+
+
+def _log_summary(summary: RunSummary, seconds: float) -> None:
+    """The last line of an unattended run: what it covered and how the deliveries went."""
+    reports = [r for o in summary.outcomes for r in o.reports]
+    statuses = Counter(result.status for o in summary.outcomes for result in o.results)
+    deliveries = ", ".join(f"{n} {status}" for status, n in statuses.items()) or "none"
+    _echo(
+        f"repodaily: done: {len(summary.outcomes)} repositories ({len(summary.failed_repos)} failed), "
+        f"{len(reports)} reports, {sum(r.stats.total for r in reports)} commits "
+        f"(degraded {summary.degraded_commits}); deliveries: {deliveries} · {seconds:.1f} s",
+        err=True,
+    )
+
+
 def _print_summary(summary: RunSummary) -> None:
     for outcome in summary.outcomes:
         if outcome.error is not None:
             _error(f"{outcome.repo}: {_describe(outcome.error)}")
+        for failed in outcome.failed_deliveries:
+            _error(f"{failed.repo} {failed.day} → {failed.target}: {failed.error}")
     if summary.degraded_commits:
         _echo(f"repodaily: {summary.degraded_commits} commit(s) degraded; see the reports' banner", err=True)
     if summary.incomplete_commits:
@@ -336,7 +372,7 @@ def report(
     config = _load(config_path, stdout=to_stdout, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
     repo = _located(location, source, name=name, **({"branch": branch} if branch else {}))
-    sys.exit(_generate(config, [repo], days, dry_run=dry_run))
+    sys.exit(_generate(config, [repo], days, dry_run=dry_run, force=flags["force"]))
 
 
 @main.command()
@@ -363,19 +399,27 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
         repos = [r for r in repos if r.name in only]
     if not repos:
         raise ConfigError("no repositories configured: add [[repos]] entries to repodaily.toml")
-    sys.exit(_generate(config, repos, days, dry_run=dry_run))
+    # Without a terminal (cron, GitHub Actions) the log is all a reader has: a line per delivery and a total.
+    unattended = not _stderr.is_terminal
+    sys.exit(_generate(config, repos, days, dry_run=dry_run, force=flags["force"], log_lines=unattended))
 
 
-def _generate(config: Config, repos: list[RepoConfig], days: list[Any], *, dry_run: bool) -> int:
+def _generate(
+    config: Config, repos: list[RepoConfig], days: list[Any], *, dry_run: bool, force: bool, log_lines: bool = False
+) -> int:
     redact = _guard(config, *repos)
+    started = time.monotonic()
     with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress, redact=redact)
-        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, on_delivery=_echo_delivery))
+        on_result = _log_delivery if log_lines else _echo_delivery
+        summary = asyncio.run(pipeline.run(repos, days, dry_run=dry_run, force=force, on_delivery=on_result))
     if len(repos) == 1 and summary.failed_repos:
         error = summary.failed_repos[0].error
         assert error is not None  # failed_repos holds only the outcomes with an error
         raise error
     _print_summary(summary)
+    if log_lines:
+        _log_summary(summary, time.monotonic() - started)
     return _exit_code(summary)
 
 

@@ -122,6 +122,14 @@ class PublishConfig(_Section):
     model_config = ConfigDict(extra="allow")
 
     type: str
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        description=(
+            "The target's name in the delivery ledger and the logs; default: its type, numbered when "
+            "several targets share one. Renaming a target makes it a new one, which is sent everything again."
+        ),
+    )
 
     @property
     def settings(self) -> dict[str, Any]:
@@ -187,6 +195,24 @@ class Config(_Section):
         """The top-level table named ``name`` (an analyzer's settings), empty when the config has none."""
         table = (self.model_extra or {}).get(name, {})
         return dict(table) if isinstance(table, Mapping) else {}
+
+    @property
+    def targets(self) -> dict[str, PublishConfig]:
+        """The delivery targets by name: their ``name``, else their type (``feishu``, ``feishu-2`` when shared)."""
+        targets = self.publishers
+        types = [target.type for target in targets]
+        named: dict[str, PublishConfig] = {}
+        for target in targets:
+            if target.name:
+                name = target.name
+            elif types.count(target.type) > 1:
+                name = f"{target.type}-{sum(1 for other in named.values() if other.type == target.type) + 1}"
+            else:
+                name = target.type
+            if name in named:
+                raise ConfigError(f"two [[publish]] targets are named {name!r}: give each its own `name`")
+            named[name] = target
+        return named
 
     @property
     def publishers(self) -> list[PublishConfig]:
@@ -306,6 +332,7 @@ def _validated(data: dict[str, Any], where: str) -> Config:
             plugins.get("analyzer", name)
     for index, repo in enumerate(config.repos):
         plugins.settings("source", repo.source, repo.source_settings, where, at=f"repos.{index}.")
+    config.targets  # noqa: B018 - names every target, refusing two with one name
     for index, target in enumerate(config.publishers):
         # Without [[publish]], the default target is files at [output], and its errors name [output]'s keys.
         at = f"publish.{index}." if config.publish else "output."

@@ -9,16 +9,24 @@ variables the tools around us read whatever the config says (``LLM_API_KEY``,
 ``GITHUB_TOKEN``, ``GH_TOKEN``, ``TOKEN``). The settings are walked generically,
 field by field, so a new ``*_env`` key, header table or URL field is covered
 without touching this module.
+
+A variable may hold a whole URL whose token is one part of it (a chat webhook:
+``https://open.feishu.cn/open-apis/bot/v2/hook/<token>``,
+``https://oapi.dingtalk.com/robot/send?access_token=<token>``). Registered whole,
+every piece of it would be masked wherever it appears — ``https://`` in every
+link of every report — so only its token-bearing parts are: the user-info, and
+the path segments and query values that look like tokens (:func:`_token_like`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from pydantic import BaseModel
 
-from repodaily.redact import Redactor
+from repodaily.redact import MIN_SECRET_CHARS, Redactor
 from repodaily.sources.git.locations import url_credentials
 
 __all__ = ["WELL_KNOWN_VARIABLES", "redactor_for"]
@@ -27,6 +35,8 @@ __all__ = ["WELL_KNOWN_VARIABLES", "redactor_for"]
 WELL_KNOWN_VARIABLES = ("LLM_API_KEY", "GITHUB_TOKEN", "GH_TOKEN", "TOKEN")
 # Header names whose values are credentials.
 _CREDENTIAL_HEADER = re.compile(r"auth|key|token|secret|cookie|signature", re.IGNORECASE)
+# A path segment or query value this long is taken for a token whatever it holds.
+_TOKEN_CHARS = 16
 
 
 def redactor_for(*settings: BaseModel, environ: Mapping[str, str]) -> Redactor:
@@ -57,5 +67,25 @@ def _credentials(value: object, field: str, environ: Mapping[str, str]) -> Itera
             yield from _credentials(item, field, environ)
     elif isinstance(value, str):
         if field.endswith("_env"):
-            yield environ.get(value, "")
+            yield from _held(environ.get(value, ""))
         yield from url_credentials(value)
+
+
+def _held(value: str) -> Iterator[str]:
+    """The credentials in a variable's value: all of it, or the token-bearing parts of a URL."""
+    parts = urlsplit(value.strip())
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        yield value
+        return
+    yield from url_credentials(value)
+    pieces = [unquote(segment) for segment in parts.path.split("/")]
+    pieces += [piece for _, piece in parse_qsl(parts.query)] + [unquote(parts.fragment)]
+    yield from (piece for piece in pieces if _token_like(piece))
+
+
+def _token_like(piece: str) -> bool:
+    """Whether a part of a URL looks like a token: long, or letters and digits mixed (not ``open-apis``, ``v2``)."""
+    if len(piece) >= _TOKEN_CHARS:
+        return True
+    mixed = any(char.isdigit() for char in piece) and any(char.isalpha() for char in piece)
+    return len(piece) >= MIN_SECRET_CHARS and mixed

@@ -79,6 +79,24 @@ def m003_highlights(db: sqlite3.Connection) -> None:
     )
 
 
+@_migration
+def m004_deliveries(db: sqlite3.Connection) -> None:
+    """The delivery ledger: what each target has been given, so a rerun sends nothing twice."""
+    db.execute(
+        """
+        CREATE TABLE deliveries (
+            target TEXT NOT NULL,
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            locations TEXT NOT NULL,
+            delivered_at TEXT NOT NULL,
+            PRIMARY KEY (target, repo, day, content_hash)
+        )
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")

@@ -28,8 +28,9 @@ from typing import Any, Protocol
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
+from repodaily.delivery import Target, TargetResult, deliver
 from repodaily.digest import build_report
-from repodaily.errors import AnalysisError, AuthError, ConfigError, PublishError, RepodailyError
+from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
 from repodaily.models import (
     Analysis,
     AnalysisStatus,
@@ -47,21 +48,13 @@ from repodaily.models import (
 )
 from repodaily.plan import day_window
 from repodaily.plugins import registry
-from repodaily.publish.base import Delivery, PublishContext, Publisher
+from repodaily.publish.base import Delivery, PublishContext
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact, Renderer
 from repodaily.sources.base import Opened, Source, SourceContext
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
-
-
-class DeliveryFailed(PublishError):
-    """Some targets could not take a report; ``deliveries`` are those that did."""
-
-    def __init__(self, message: str, deliveries: list[Delivery]) -> None:
-        super().__init__(message)
-        self.deliveries = deliveries
 
 
 class ProgressSink(Protocol):
@@ -94,9 +87,18 @@ class ReportRecord:
 class RepoOutcome:
     repo: str
     reports: list[ReportRecord] = field(default_factory=list)
-    deliveries: list[Delivery] = field(default_factory=list)
+    #: Each report's result at each target, in the order they happened.
+    results: list[TargetResult] = field(default_factory=list)
     #: Why the repository failed: one of our errors, or anything else raised while it was processed.
     error: Exception | None = None
+
+    @property
+    def deliveries(self) -> list[Delivery]:
+        return [result.delivery for result in self.results if result.delivery is not None]
+
+    @property
+    def failed_deliveries(self) -> list[TargetResult]:
+        return [result for result in self.results if result.status == "failed"]
 
 
 @dataclass
@@ -114,6 +116,19 @@ class RunSummary:
     @property
     def failed_repos(self) -> list[RepoOutcome]:
         return [o for o in self.outcomes if o.error is not None]
+
+    @property
+    def failed_deliveries(self) -> list[TargetResult]:
+        return [result for o in self.outcomes for result in o.failed_deliveries]
+
+
+@dataclass(frozen=True)
+class _Delivering:
+    """How this run delivers: for real or not, past the ledger or not, and who hears of each result."""
+
+    dry_run: bool
+    force: bool
+    on_result: Callable[[TargetResult, ReportRecord], None] | None
 
 
 def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
@@ -423,39 +438,19 @@ class Pipeline:
         """Every artefact of ``report``, by the configured renderers unless given some."""
         return [artefact for renderer in (renderers or self.renderers()) for artefact in renderer.render(report)]
 
-    def publishers(self, *, dry_run: bool = False, days: int = 1) -> list[Publisher]:
-        """One publisher per configured target (``[[publish]]``, or files at ``[output]``)."""
+    def targets(self, *, dry_run: bool = False, days: int = 1) -> list[Target]:
+        """One publisher per configured target (``[[publish]]``, or files at ``[output]``), by its ledger name."""
         context = PublishContext(dry_run=dry_run, redact=self.redact, days=days)
         return [
-            registry().create(
-                "publisher", target.type, target.settings, "config", at=f"publish[{target.type}].", context=context
+            Target(
+                name,
+                target.type,
+                registry().create(
+                    "publisher", target.type, target.settings, "config", at=f"publish[{name}].", context=context
+                ),
             )
-            for target in self.config.publishers
+            for name, target in self.config.targets.items()
         ]
-
-    async def deliver(
-        self, report: DailyReport, artefacts: Sequence[Artefact], publishers: Sequence[Publisher]
-    ) -> list[Delivery]:
-        """Hand the report to every publisher, in order; one that fails does not keep it from the others.
-
-        Raises :class:`DeliveryFailed` after the others have delivered, carrying their deliveries,
-        so the caller records what did go out and the repository stops with the failure.
-        """
-        deliveries: list[Delivery] = []
-        failures: list[str] = []
-        for target, publisher in zip(self.config.publishers, publishers, strict=True):
-            try:
-                deliveries.append(await publisher.publish(report, artefacts))
-            except BrokenPipeError:
-                raise  # our own stdout is gone: nobody is left to deliver to
-            except Exception as exc:  # whatever one target raises, the others still get the report
-                log.debug("delivery of %s %s to %s failed", report.repo, report.date, target.type, exc_info=exc)
-                reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
-                # Our errors name what failed (a path, a URL); with several targets, also which.
-                failures.append(f"{target.type}: {reason}" if len(publishers) > 1 else reason)
-        if failures:
-            raise DeliveryFailed("; ".join(failures), deliveries)
-        return deliveries
 
     async def run(
         self,
@@ -463,22 +458,25 @@ class Pipeline:
         days: Sequence[date],
         *,
         dry_run: bool = False,
-        on_delivery: Callable[[Delivery], None] | None = None,
+        force: bool = False,
+        on_delivery: Callable[[TargetResult, ReportRecord], None] | None = None,
     ) -> RunSummary:
         """Every repository for every day; a repository that fails does not stop the others.
 
         Each day's report is rendered and delivered as soon as it is made, and
-        ``on_delivery`` is told at once (the CLI prints the paths), so a long
-        backfill shows its progress and a failure later in the span loses
-        nothing already delivered.
+        ``on_delivery`` is told of each target's result at once (the CLI prints
+        the paths), so a long backfill shows its progress and a failure later in
+        the span loses nothing already delivered. A target that fails does not
+        stop the repository: later days are still delivered, to it too. With
+        ``force``, targets get again what the ledger says they have.
         """
         renderers = self.renderers()
-        publishers = self.publishers(dry_run=dry_run, days=len(set(days)))
+        targets = self.targets(dry_run=dry_run, days=len(set(days)))
         try:
-            return await self._run(repos, days, renderers, publishers, on_delivery)
+            return await self._run(repos, days, renderers, targets, _Delivering(dry_run, force, on_delivery))
         finally:
-            for publisher in publishers:
-                await publisher.aclose()
+            for target in targets:
+                await target.publisher.aclose()
             await self.aclose()
 
     def _record(
@@ -486,25 +484,26 @@ class Pipeline:
         run_id: int,
         outcome: RepoOutcome,
         report: DailyReport,
-        deliveries: list[Delivery],
-        on_delivery: Callable[[Delivery], None] | None,
+        results: list[TargetResult],
+        on_result: Callable[[TargetResult, ReportRecord], None] | None,
     ) -> None:
-        """Keep what a run needs of a delivered report (its figures, where it went) and say where it went."""
-        outcome.reports.append(ReportRecord(report.repo, report.date, report.stats, report.run))
-        outcome.deliveries.extend(deliveries)
-        locations = [location for delivery in deliveries for location in delivery.locations]
+        """Keep what a run needs of a report (its figures, where it went) and tell of each target's result."""
+        record = ReportRecord(report.repo, report.date, report.stats, report.run)
+        outcome.reports.append(record)
+        outcome.results.extend(results)
+        locations = [location for result in results if result.delivery for location in result.delivery.locations]
         self.store.record_report(run_id, report.repo, report.date, report.stats.total, report.stats.degraded, locations)
-        for delivery in deliveries:
-            if on_delivery is not None:
-                on_delivery(delivery)
+        for result in results:
+            if on_result is not None:
+                on_result(result, record)
 
     async def _run(
         self,
         repos: Sequence[RepoConfig],
         days: Sequence[date],
         renderers: Sequence[Renderer],
-        publishers: Sequence[Publisher],
-        on_delivery: Callable[[Delivery], None] | None,
+        targets: Sequence[Target],
+        delivering: _Delivering,
     ) -> RunSummary:
         summary = RunSummary()
         run_id = self.store.start_run("run")
@@ -512,12 +511,15 @@ class Pipeline:
             outcome = RepoOutcome(repo=repo.label)
             try:
                 async for report in self.iter_reports(repo, days):
-                    try:
-                        deliveries = await self.deliver(report, self.render(report, renderers), publishers)
-                    except DeliveryFailed as failed:
-                        self._record(run_id, outcome, report, failed.deliveries, on_delivery)
-                        raise
-                    self._record(run_id, outcome, report, deliveries, on_delivery)
+                    results = await deliver(
+                        report,
+                        self.render(report, renderers),
+                        targets,
+                        self.store,
+                        dry_run=delivering.dry_run,
+                        force=delivering.force,
+                    )
+                    self._record(run_id, outcome, report, results, delivering.on_result)
             except BrokenPipeError:
                 raise  # stdout is gone (``| head``): the CLI ends quietly
             except Exception as exc:  # whatever one repository raises, the others are still written
@@ -532,6 +534,7 @@ class Pipeline:
                 "days": len(days),
                 "reports": sum(len(o.reports) for o in summary.outcomes),
                 "failed_repos": [o.repo for o in summary.failed_repos],
+                "failed_deliveries": [f"{r.repo} {r.day} {r.target}" for r in summary.failed_deliveries],
                 "degraded_commits": summary.degraded_commits,
                 "incomplete_commits": summary.incomplete_commits,
                 **{

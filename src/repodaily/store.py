@@ -162,6 +162,25 @@ class Store:
             (_now(), json.dumps(summary, ensure_ascii=False), run_id),
         )
 
+    # -- the delivery ledger
+
+    def delivered(self, target: str, repo: str, day: date, content_hash: str) -> bool:
+        """Whether ``target`` was already given this content of ``repo``'s report for ``day``."""
+        with _store_errors(self.path):
+            row = self._db.execute(
+                "SELECT 1 FROM deliveries WHERE target = ? AND repo = ? AND day = ? AND content_hash = ?",
+                (target, repo, day.isoformat(), content_hash),
+            ).fetchone()
+        return row is not None
+
+    def record_delivery(self, target: str, repo: str, day: date, content_hash: str, locations: list[str]) -> None:
+        """Note that ``target`` took this content; written at once, so a run killed later does not resend it."""
+        self._write(
+            "INSERT OR REPLACE INTO deliveries (target, repo, day, content_hash, locations, delivered_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (target, repo, day.isoformat(), content_hash, json.dumps(locations), _now()),
+        )
+
     def record_report(self, run_id: int, repo: str, day: date, commits: int, degraded: int, paths: list[str]) -> None:
         self._write(
             "INSERT INTO reports (run_id, repo, day, commits, degraded, paths) VALUES (?, ?, ?, ?, ?, ?)",

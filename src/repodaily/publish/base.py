@@ -6,6 +6,11 @@ with keyword arguments ``settings`` (its own model, validated from its
 (:class:`PublishContext`). It is given each report with its artefacts as soon
 as the report is made, and closed when the run ends. Everything it sends passes
 through ``context.redact`` first, so no credential leaves in a report.
+
+The pipeline keeps a delivery ledger (:mod:`repodaily.delivery`) and hands a
+publisher only what its target does not have yet, unless the publisher sets a
+true ``repeatable`` attribute (delivering the same report again changes nothing
+a reader notices: a file overwritten with the same bytes, stdout).
 """
 
 from __future__ import annotations
@@ -19,7 +24,10 @@ from repodaily.models import DailyReport
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact
 
-__all__ = ["Delivery", "PublishContext", "Publisher"]
+__all__ = ["TEMPLATE_FIELDS", "Delivery", "PublishContext", "Publisher", "check_template", "report_fields"]
+
+#: The fields a publisher's template for one report (a file path, a link) can use.
+TEMPLATE_FIELDS = ("repo", "owner", "name", "date", "year", "month", "day", "lang")
 
 
 @dataclass(frozen=True)
@@ -58,3 +66,29 @@ class Publisher(Protocol):
     async def aclose(self) -> None:
         """The run is over: finish what is framed across reports, release connections."""
         ...
+
+
+def report_fields(report: DailyReport) -> dict[str, str]:
+    """The value of each of :data:`TEMPLATE_FIELDS` for ``report``: ``{repo}`` is ``owner/name``, dates zero-padded."""
+    owner, _, name = report.repo.partition("/")
+    return {
+        "repo": report.repo,
+        "owner": owner,
+        "name": name,
+        "date": report.date.isoformat(),
+        "year": f"{report.date.year:04d}",
+        "month": f"{report.date.month:02d}",
+        "day": f"{report.date.day:02d}",
+        "lang": report.language,
+    }
+
+
+def check_template(template: str, what: str, extra: Mapping[str, object] | None = None) -> str:
+    """``template`` filled with a stand-in for each of :data:`TEMPLATE_FIELDS` (and ``extra``), to check it.
+
+    A ValueError naming ``what`` and the field it cannot fill: a settings validator's message.
+    """
+    try:
+        return template.format(**dict.fromkeys(TEMPLATE_FIELDS, "x"), **(extra or {}))
+    except (KeyError, IndexError, AttributeError, ValueError) as exc:
+        raise ValueError(f"unknown or malformed field in {what}: {exc}") from None

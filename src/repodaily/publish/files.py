@@ -35,8 +35,7 @@ from repodaily.errors import ConfigError, PublishError
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
-from repodaily.publish.base import Delivery, PublishContext
-from repodaily.publish.fields import REPORT_FIELDS, check_template, report_fields
+from repodaily.publish.base import Delivery, PublishContext, check_template, report_fields
 from repodaily.render.base import Artefact
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
@@ -66,7 +65,7 @@ class FilesSettings(BaseModel):
     @field_validator("path")
     @classmethod
     def _known_fields(cls, value: str) -> str:
-        filled = check_template(value, "path template", dict.fromkeys(REPORT_FIELDS, "x"))
+        filled = check_template(value, "path template")
         if not Path(filled).name:
             raise ValueError("the path template must end in a file name")
         return value
@@ -151,6 +150,9 @@ class FilesPublisher:
 
     A rerun writes the same paths again, so a report is never delivered twice.
     """
+
+    #: Writing the same bytes again changes nothing, and a deleted file should come back: the ledger lets it repeat.
+    repeatable = True
 
     def __init__(self, *, settings: FilesSettings, context: PublishContext) -> None:
         self.settings = settings

@@ -23,6 +23,9 @@ __all__ = ["StdoutPublisher"]
 class StdoutPublisher:
     """Prints one artefact per report on standard output (redacted); a stream, so it has no locations."""
 
+    #: Whoever reads stdout asked for the report now, whether or not it was printed before.
+    repeatable = True
+
     def __init__(self, *, settings: NoSettings, context: PublishContext, stream: TextIO | None = None) -> None:
         self.context = context
         self._stream = stream

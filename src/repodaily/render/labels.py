@@ -57,9 +57,6 @@ class Labels:
     no_files: str
     more_files: str
     names: str
-    calls: str
-    tokens: str
-    seconds: str
     footer_prompt: str
     footer_degraded: str
     field_sep: str
@@ -114,9 +111,6 @@ ZH = Labels(
     no_files="无文件变更",
     more_files="等",
     names="（{names}）",
-    calls="{n} 次调用",
-    tokens="输入 {prompt} / 输出 {completion} tokens",
-    seconds="用时 {seconds} s",
     footer_prompt="提示词 {version}",
     footer_degraded="降级 {n}",
     field_sep="　",
@@ -195,9 +189,6 @@ EN = Labels(
     no_files="no file changes",
     more_files=", …",
     names=" ({names})",
-    calls="{n} call{s}",
-    tokens="{prompt} prompt / {completion} completion tokens",
-    seconds="{seconds} s",
     footer_prompt="prompt {version}",
     footer_degraded="{n} degraded",
     field_sep=" | ",

@@ -48,12 +48,13 @@ from typing import Any
 
 import httpx
 
-from repodaily.analyzers.llm.limits import RequestQuota, server_wait
+from repodaily.analyzers.llm.limits import RequestQuota
 from repodaily.analyzers.llm.settings import EndpointSettings
 from repodaily.context.tokens import count_tokens
 from repodaily.credentials import redactor_for
 from repodaily.errors import AuthError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import Usage
+from repodaily.waits import server_wait
 
 __all__ = ["ChatClient", "Message", "OutputMode", "UnsupportedMode"]
 

@@ -1,6 +1,7 @@
 """Staying inside a provider's limits: our own budgets, and the waits the server asks for.
 
-Two sources decide when the next request may go out:
+Two sources decide when the next request may go out (the second read by
+:mod:`repodaily.waits`, which publishers share):
 
 * the budgets we are configured with — requests and tokens per minute — kept as
   token buckets that callers *reserve* from (a bucket may go into debt; the
@@ -14,75 +15,9 @@ Two sources decide when the next request may go out:
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable, Callable, Mapping
-from datetime import datetime
-from email.utils import parsedate_to_datetime
+from collections.abc import Awaitable, Callable
 
-__all__ = ["RequestQuota", "parse_duration", "server_wait"]
-
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
-_UNIT_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
-_LIMIT_KINDS = ("requests", "tokens")
-
-
-def parse_duration(text: str) -> float | None:
-    """Seconds from ``"20"``, ``"0.5s"``, ``"120ms"`` or ``"6m0s"`` (the forms providers send); None if unreadable."""
-    text = text.strip()
-    try:
-        return max(float(text), 0.0)
-    except ValueError:
-        pass
-    parts = _DURATION_PART.findall(text)
-    if not parts or "".join(number + unit for number, unit in parts) != text:
-        return None
-    return sum(float(number) * _UNIT_SECONDS[unit] for number, unit in parts)
-
-
-def _retry_after(headers: Mapping[str, str]) -> float | None:
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    seconds = parse_duration(value)
-    if seconds is not None:
-        return seconds
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    # Measured against the server's own clock when it sends one: our clock may be off.
-    reference = _http_date(headers.get("date")) or datetime.now(moment.tzinfo)
-    return max((moment - reference).total_seconds(), 0.0)
-
-
-def _http_date(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        return parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def server_wait(headers: Mapping[str, str], *, refused: bool) -> float | None:
-    """How long the server asks us to hold off, in seconds, or None when it does not say.
-
-    After a refused request (429, 503) ``Retry-After`` wins; failing that, the
-    reset of every exhausted limit (or of every limit, when the server gives no
-    remaining counts). After an accepted one, only limits that reached zero count.
-    """
-    if refused and (seconds := _retry_after(headers)) is not None:
-        return seconds
-    waits = []
-    for kind in _LIMIT_KINDS:
-        reset = headers.get(f"x-ratelimit-reset-{kind}")
-        remaining = headers.get(f"x-ratelimit-remaining-{kind}")
-        if reset is None or (seconds := parse_duration(reset)) is None:
-            continue
-        exhausted = remaining is not None and remaining.strip() in ("0", "0.0")
-        if exhausted or (remaining is None and refused):
-            waits.append(seconds)
-    return max(waits) if waits else None
+__all__ = ["RequestQuota"]
 
 
 class _Bucket:

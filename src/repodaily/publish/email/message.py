@@ -23,9 +23,9 @@ from email.utils import format_datetime, localtime
 
 from repodaily.errors import ConfigError
 from repodaily.models import DailyReport
+from repodaily.publish.base import report_fields
 from repodaily.publish.email.html_part import email_html
 from repodaily.publish.email.settings import EmailSettings, mailbox
-from repodaily.publish.fields import report_fields
 from repodaily.render.base import Artefact
 
 __all__ = ["build_message", "message_id", "subject"]

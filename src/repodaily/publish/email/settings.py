@@ -14,7 +14,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from repodaily.publish.fields import REPORT_FIELDS, check_template
+from repodaily.publish.base import TEMPLATE_FIELDS, check_template
 
 __all__ = ["DEFAULT_PORTS", "SUBJECT_FIELDS", "EmailSettings", "mailbox"]
 
@@ -22,7 +22,7 @@ Security = Literal["tls", "starttls", "none"]
 #: The port each security mode uses unless ``port`` says otherwise (RFC 8314: 465 and 587; 25 for relays).
 DEFAULT_PORTS: dict[Security, int] = {"tls": 465, "starttls": 587, "none": 25}
 #: What a subject template may name: the report's fields and its counts.
-SUBJECT_FIELDS = (*REPORT_FIELDS, "high", "total")
+SUBJECT_FIELDS = (*TEMPLATE_FIELDS, "high", "total")
 # One address: no spaces, brackets, quotes or separators around a single "@".
 _ADDRESS = re.compile(r"[^@\s<>,;:\"()\[\]\\]+@[^@\s<>,;:\"()\[\]\\]+")
 
@@ -79,7 +79,7 @@ class EmailSettings(BaseModel):
     @field_validator("subject")
     @classmethod
     def _known_fields(cls, value: str) -> str:
-        check_template(value, "subject template", {**dict.fromkeys(REPORT_FIELDS, "x"), "high": 0, "total": 0})
+        check_template(value, "subject template", {"high": 0, "total": 0})
         return value
 
     @model_validator(mode="after")

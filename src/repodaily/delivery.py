@@ -1,0 +1,110 @@
+"""The deliver step: every configured target gets each report once, recorded in the store's ledger.
+
+A target is one ``[[publish]]`` table (or the default files at ``[output]``). The
+ledger is keyed by (target, repository, day, content hash): a rerun sends a
+target nothing it already has, a target that failed is tried again next run
+(and only it), and ``--force`` sends again. The content hash covers what a
+reader sees — the report without its ``run`` block (timings, calls, what was
+cached) and the formats sent — so a rerun that only differs in how long it took
+counts as the same content.
+
+A publisher whose deliveries are *repeatable* (its ``repeatable`` attribute is
+true: writing a file again with the same bytes, printing to stdout) is not held
+back by the ledger: repeating it changes nothing a reader could notice twice,
+and a user who deleted a report file expects a rerun to write it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+from repodaily.errors import RepodailyError
+from repodaily.models import DailyReport
+from repodaily.publish.base import Delivery, Publisher
+from repodaily.render.base import Artefact
+from repodaily.store import Store
+
+__all__ = ["Target", "TargetResult", "content_hash", "deliver"]
+
+log = logging.getLogger(__name__)
+
+Status = Literal["delivered", "already delivered", "would deliver", "failed"]
+
+
+@dataclass(frozen=True)
+class Target:
+    """One configured delivery target: its ledger name, its publisher type, and the publisher made for the run."""
+
+    name: str
+    type: str
+    publisher: Publisher
+
+    @property
+    def repeatable(self) -> bool:
+        return bool(getattr(self.publisher, "repeatable", False))
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    """What happened to one report at one target."""
+
+    target: str
+    repo: str
+    day: date
+    status: Status
+    delivery: Delivery | None = None
+    #: Why it failed: one line, no secret (the publisher's error, redacted by the CLI's log door).
+    error: str = ""
+
+
+def content_hash(report: DailyReport, artefacts: Sequence[Artefact]) -> str:
+    """What a reader would see of ``report`` in these artefacts' formats: the ledger's content key."""
+    substance = report.model_dump(mode="json", exclude={"run"})
+    formats = [artefact.format for artefact in artefacts]
+    text = json.dumps([substance, formats], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+async def deliver(
+    report: DailyReport,
+    artefacts: Sequence[Artefact],
+    targets: Sequence[Target],
+    store: Store,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+) -> list[TargetResult]:
+    """Hand ``report`` to every target that does not have it yet; one that fails keeps it from no other.
+
+    Each delivery is recorded the moment it is made, so a run killed halfway
+    resends nothing already sent. A dry run asks each publisher what it would
+    send and records nothing.
+    """
+    digest = content_hash(report, artefacts)
+    results = []
+    for target in targets:
+        if not (dry_run or force or target.repeatable) and store.delivered(
+            target.name, report.repo, report.date, digest
+        ):
+            results.append(TargetResult(target.name, report.repo, report.date, "already delivered"))
+            continue
+        try:
+            delivery = await target.publisher.publish(report, artefacts)
+        except BrokenPipeError:
+            raise  # our own stdout is gone: nobody is left to deliver to
+        except Exception as exc:  # whatever one target raises, the others still get the report
+            log.debug("delivery of %s %s to %s failed", report.repo, report.date, target.name, exc_info=exc)
+            reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
+            results.append(TargetResult(target.name, report.repo, report.date, "failed", error=reason))
+            continue
+        if not dry_run:
+            store.record_delivery(target.name, report.repo, report.date, digest, delivery.locations)
+        status: Status = "would deliver" if dry_run else "delivered"
+        results.append(TargetResult(target.name, report.repo, report.date, status, delivery=delivery))
+    return results
