@@ -41,7 +41,7 @@ from smtp_server import (
 from repodaily.cli import main
 from repodaily.demo.scenario import DEMO_DAY, DEMO_REPO_NAME, build_demo_repo
 from repodaily.errors import ConfigError, PublishError
-from repodaily.models import DailyReport, DayLink, Highlight, Insight, Recommendation
+from repodaily.models import AnalysisStatus, DailyReport, DayLink, Highlight, Insight, Recommendation
 from repodaily.plugins import registry
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.publish.email import plugin
@@ -214,15 +214,18 @@ def test_the_subject_template_fills_its_fields_and_is_encoded(ca: TrustedCA, dem
     assert received.message["Subject"] == expected
 
 
-def test_a_resend_carries_the_same_message_id_and_another_report_another(ca: TrustedCA, demo) -> None:
+def test_a_resend_carries_the_same_message_id_and_other_content_another(ca: TrustedCA, demo) -> None:
+    """A rerun's timings differ (the run block), not its content; another day, language or analysis does."""
     report, artefacts = demo
+    rerun = report.model_copy(update={"run": report.run.model_copy(update={"seconds": 99.0})})
     other = report.model_copy(update={"date": DEMO_DAY - timedelta(days=1)})
     english = report.model_copy(update={"language": "en"})
+    fewer = report.model_copy(update={"commits": report.commits[1:]})
     with smtp_server("starttls", ca) as server:
-        for each in (report, report, other, english):
+        for each in (report, rerun, other, english, fewer):
             _publish(_settings(server.port, "starttls", ca), each, artefacts)
     ids = [received.message["Message-ID"] for received in server.received]
-    assert ids[0] == ids[1] and len(set(ids)) == 3
+    assert ids[0] == ids[1] and len(set(ids)) == 4
 
 
 # --------------------------------------------------------------------------- refusals and failures
@@ -497,7 +500,7 @@ def test_hostile_text_is_inert_in_the_html_part(demo, payload: str) -> None:
             "risks": [payload],
             "recommendations": [Recommendation(audience="operators", text=payload)],
             "note": payload,
-            "status": "fallback",
+            "status": AnalysisStatus.fallback,
         }
     )
     commits = [

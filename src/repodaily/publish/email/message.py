@@ -8,19 +8,19 @@ message is 7-bit clean (base64 or quoted-printable, whichever is shorter), so no
 relay that lacks 8BITMIME can mangle Chinese text; the subject and names are
 encoded words (RFC 2047).
 
-The ``Message-ID`` is the same every time the same report is sent (repository,
-day, language), so a resend after a crash in mid-delivery is recognisable as the
-same message: clients that thread or deduplicate by it (Gmail does) show one.
+The ``Message-ID`` is the same every time the same report is sent (:func:`message_id`),
+so a resend after a crash in mid-delivery is recognisable as the same message:
+clients that thread or deduplicate by it (Gmail does) show one.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, localtime
 
+from repodaily.delivery import content_hash
 from repodaily.errors import ConfigError
 from repodaily.models import DailyReport
 from repodaily.publish.base import report_fields
@@ -42,11 +42,15 @@ def subject(template: str, report: DailyReport) -> str:
     return " ".join(filled.split())
 
 
-def message_id(report: DailyReport, sender: str) -> str:
-    """The same ``<…@domain>`` each time this report is sent from this sender's domain."""
-    digest = hashlib.sha256(f"{report.repo}\n{report.date}\n{report.language}".encode()).hexdigest()[:24]
+def message_id(report: DailyReport, artefacts: Sequence[Artefact], sender: str) -> str:
+    """The same ``<…@domain>`` each time this content of this report is sent from this sender's domain.
+
+    Keyed like the delivery ledger (:func:`repodaily.delivery.content_hash`): a resend of the same
+    content (a crash in mid-delivery, ``--force``) is recognisably the same message, and a report whose
+    content changed is a new one, which a client that drops repeated ids still shows.
+    """
     domain = mailbox(sender).rpartition("@")[2]
-    return f"<repodaily.{report.date:%Y%m%d}.{digest}@{domain}>"
+    return f"<repodaily.{report.date:%Y%m%d}.{content_hash(report, artefacts)[:24]}@{domain}>"
 
 
 def build_message(
@@ -66,7 +70,7 @@ def build_message(
     message["From"] = settings.sender
     message["To"] = ", ".join(settings.recipients)
     message["Date"] = format_datetime(localtime())
-    message["Message-ID"] = message_id(report, settings.sender)
+    message["Message-ID"] = message_id(report, artefacts, settings.sender)
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to a robot
     message.set_content(text, subtype="plain", charset="utf-8")
     message.add_alternative(email_html(text, title=title, language=report.language), subtype="html", charset="utf-8")
