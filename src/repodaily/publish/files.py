@@ -38,6 +38,8 @@ from repodaily.plugins import PluginSpec
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.render.base import Artefact
 
+#: The fields of the templates publishers fill from a report (:func:`fill_template`).
+TEMPLATE_FIELDS = ("repo", "owner", "name", "date", "year", "month", "day", "lang")
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 
@@ -65,31 +67,41 @@ class FilesSettings(BaseModel):
     @field_validator("path")
     @classmethod
     def _known_fields(cls, value: str) -> str:
-        fields = dict.fromkeys(("repo", "owner", "name", "date", "year", "month", "day", "lang"), "x")
-        try:
-            filled = value.format(**fields)
-        except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"unknown or malformed field in path template: {exc}") from None
-        if not Path(filled).name:
+        if not Path(check_template(value, "path")).name:
             raise ValueError("the path template must end in a file name")
         return value
 
 
+def check_template(template: str, what: str) -> str:
+    """``template`` filled with placeholders; ValueError naming ``what`` if it uses a field :func:`fill_template` lacks.
+
+    Every template a publisher fills from a report (a path, a commit message, an
+    issue title) takes the same fields, so one check serves them all.
+    """
+    try:
+        return template.format(**dict.fromkeys(TEMPLATE_FIELDS, "x"))
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"unknown or malformed field in {what} template: {exc}") from None
+
+
+def fill_template(template: str, report: DailyReport) -> str:
+    """``template`` with the report's fields: :data:`TEMPLATE_FIELDS`."""
+    owner, _, name = report.repo.partition("/")
+    return template.format(
+        repo=report.repo,
+        owner=owner,
+        name=name,
+        date=report.date.isoformat(),
+        year=f"{report.date.year:04d}",
+        month=f"{report.date.month:02d}",
+        day=f"{report.date.day:02d}",
+        lang=report.language,
+    )
+
+
 def report_path(output: FilesSettings, report: DailyReport, suffix: str) -> Path:
     """Where ``report`` goes with file suffix ``suffix``: the path template under the output dir."""
-    owner, _, name = report.repo.partition("/")
-    relative = Path(
-        output.path.format(
-            repo=report.repo,
-            owner=owner,
-            name=name,
-            date=report.date.isoformat(),
-            year=f"{report.date.year:04d}",
-            month=f"{report.date.month:02d}",
-            day=f"{report.date.day:02d}",
-            lang=report.language,
-        )
-    )
+    relative = Path(fill_template(output.path, report))
     if relative.is_absolute() or ".." in relative.parts:
         raise ConfigError(f"output.path {output.path!r} leaves the output directory for {report.repo}")
     return Path(output.dir).expanduser() / relative.with_suffix(f".{suffix}")
