@@ -14,6 +14,7 @@ import repodaily
 from repodaily.cli import main
 from repodaily.config import Config
 from repodaily.plugins import registry
+from repodaily.publish.github.settings import GitHubFileSettings, GitHubIssueSettings
 
 
 def test_all_is_sorted_and_every_name_exists():
@@ -67,9 +68,14 @@ def test_every_setting_is_in_the_commented_default_config():
     settings = _keys(Config) | _keys(plugins.get("source", "git").settings, "repos.")
     for name in ("heuristic", "llm"):
         settings |= _keys(plugins.get("analyzer", name).settings, f"{name}.")
+    # Every publisher's keys sit in its [[publish]] table; those of a package's own publishers are read here
+    # whether or not the installed entry points are this checkout's.
+    publishers = {spec.settings for spec in plugins.specs("publisher").values()}
+    for model in publishers | {GitHubFileSettings, GitHubIssueSettings}:
+        settings |= _keys(model, "publish.")
     missing = settings - documented
     assert missing == set()
-    assert {"repos.conventions", "repos.url", "llm.endpoints.api_key_env"} <= settings
+    assert {"repos.conventions", "repos.url", "llm.endpoints.api_key_env", "publish.token_env"} <= settings
     tomllib.loads(text)  # and it parses
 
 
