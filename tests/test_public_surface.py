@@ -83,6 +83,7 @@ def test_every_setting_is_in_the_commented_default_config():
         "llm.endpoints.api_key_env",
         "publish.webhook_url_env",
         "publish.password_env",
+        "publish.token_env",
     } <= settings
     tomllib.loads(text)  # and it parses
 

@@ -24,7 +24,15 @@ from repodaily.models import DailyReport
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact
 
-__all__ = ["TEMPLATE_FIELDS", "Delivery", "PublishContext", "Publisher", "check_template", "report_fields"]
+__all__ = [
+    "TEMPLATE_FIELDS",
+    "Delivery",
+    "PublishContext",
+    "Publisher",
+    "check_template",
+    "fill_template",
+    "report_fields",
+]
 
 #: The fields a publisher's template for one report (a file path, a link) can use.
 TEMPLATE_FIELDS = ("repo", "owner", "name", "date", "year", "month", "day", "lang")
@@ -81,6 +89,11 @@ def report_fields(report: DailyReport) -> dict[str, str]:
         "day": f"{report.date.day:02d}",
         "lang": report.language,
     }
+
+
+def fill_template(template: str, report: DailyReport) -> str:
+    """``template`` (a path, a commit message, an issue title, a link) with ``report``'s fields."""
+    return template.format(**report_fields(report))
 
 
 def check_template(template: str, what: str, extra: Mapping[str, object] | None = None) -> str:

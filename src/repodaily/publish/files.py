@@ -35,7 +35,7 @@ from repodaily.errors import ConfigError, PublishError
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
-from repodaily.publish.base import Delivery, PublishContext, check_template, report_fields
+from repodaily.publish.base import Delivery, PublishContext, check_template, fill_template
 from repodaily.render.base import Artefact
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
@@ -73,7 +73,7 @@ class FilesSettings(BaseModel):
 
 def report_path(output: FilesSettings, report: DailyReport, suffix: str) -> Path:
     """Where ``report`` goes with file suffix ``suffix``: the path template under the output dir."""
-    relative = Path(output.path.format(**report_fields(report)))
+    relative = Path(fill_template(output.path, report))
     if relative.is_absolute() or ".." in relative.parts:
         raise ConfigError(f"output.path {output.path!r} leaves the output directory for {report.repo}")
     return Path(output.dir).expanduser() / relative.with_suffix(f".{suffix}")
