@@ -1,8 +1,10 @@
 """Every target at once, against local receivers: each report once, a rerun sends nothing, one down costs itself.
 
-``repodaily run`` in this process on the demo repository's day, with the files
-target and every chat platform configured against real local receivers that
-check signatures, sizes and shapes as the platforms do.
+``repodaily run`` in this process on the demo repository's day, with every
+target configured — files, GitHub (a file and an issue), e-mail and every chat
+platform — against real local receivers that check signatures, sizes, shapes
+and credentials as the platforms do: a fake of GitHub's REST API, an aiosmtpd
+server speaking STARTTLS with AUTH, and a receiver per chat platform.
 """
 
 from __future__ import annotations
@@ -14,11 +16,15 @@ from pathlib import Path
 import pytest
 from chat_receivers import DingTalkReceiver, FeishuReceiver, Receiver, SlackReceiver, WebhookReceiver, WeComReceiver
 from click.testing import CliRunner, Result
+from github_fake import GitHubFake
+from smtp_server import HOST, PASSWORD, USERNAME, RunningServer, make_ca, smtp_server
 
 from repodaily.cli import main
 from repodaily.demo.scenario import DEMO_DAY, DEMO_REPO_NAME, build_demo_repo
 
 SECRET = "SEC9f8e7d6c5b4a39281706f5e4d3c2b1a0"
+GITHUB_TOKEN = "ghp_Acceptance0123456789abcdefghijklmnop"
+REPORTS = "acme/reports"
 #: Each chat target: its receiver, and the variables its table names.
 CHAT = {
     "feishu": (FeishuReceiver, "FEISHU_WEBHOOK_URL", "FEISHU_SECRET"),
@@ -36,29 +42,60 @@ def demo_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+class Servers:
+    """Every receiver of one test: the chat platforms', GitHub's and the mail server."""
+
+    def __init__(self, chat: dict[str, Receiver], github: GitHubFake, smtp: RunningServer, ca_file: Path) -> None:
+        self.chat, self.github, self.smtp, self.ca_file = chat, github, smtp, ca_file
+
+    def delivered(self) -> dict[str, int]:
+        """How many messages each target's receiver accepted."""
+        return {
+            **{name: len(receiver.delivered) for name, receiver in self.chat.items()},
+            "github-file": len(self.github.commits),
+            "github-issue": len(self.github.issues),
+            "email": len(self.smtp.received),
+        }
+
+
 @pytest.fixture
-def receivers(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, Receiver]]:
+def servers(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Servers]:
     with ExitStack() as stack:
-        running = {}
+        chat = {}
         for name, (kind, url_env, secret_env) in CHAT.items():
-            running[name] = stack.enter_context(kind(SECRET if secret_env else ""))
-            monkeypatch.setenv(url_env, running[name].url)
+            chat[name] = stack.enter_context(kind(SECRET if secret_env else ""))
+            monkeypatch.setenv(url_env, chat[name].url)
             if secret_env:
                 monkeypatch.setenv(secret_env, SECRET)
-        yield running
+        github = stack.enter_context(GitHubFake(GITHUB_TOKEN, REPORTS))
+        monkeypatch.setenv("GITHUB_TOKEN", GITHUB_TOKEN)
+        (tmp_path / "ca").mkdir()
+        ca = make_ca(tmp_path / "ca")
+        smtp = stack.enter_context(smtp_server("starttls", ca))
+        monkeypatch.setenv("SMTP_PASSWORD", PASSWORD)
+        yield Servers(chat, github, smtp, ca.file)
 
 
-def _config(tmp_path: Path, demo_repo: Path) -> Path:
+def _config(tmp_path: Path, demo_repo: Path, servers: Servers) -> Path:
     chat = "".join(
         f'\n[[publish]]\ntype = "{name}"\nmax_attempts = 1\nreport_url = "https://reports.example/{{repo}}/{{date}}"\n'
         + (f'secret_env = "{secret_env}"\n' if secret_env else "")
         for name, (_, _, secret_env) in CHAT.items()
     )
+    github = "".join(
+        f'\n[[publish]]\ntype = "{kind}"\nrepository = "{REPORTS}"\napi_url = "{servers.github.api_url}"\n'
+        for kind in ("github-file", "github-issue")
+    )
+    email = (
+        f'\n[[publish]]\ntype = "email"\nhost = "{HOST}"\nport = {servers.smtp.port}\nusername = "{USERNAME}"\n'
+        f'password_env = "SMTP_PASSWORD"\nsender = "reports@example.com"\nrecipients = ["team@example.com"]\n'
+        f'ca_file = "{servers.ca_file}"\n'
+    )
     path = tmp_path / "repodaily.toml"
     path.write_text(
         f'cache_dir = "{tmp_path / "cache"}"\ntimezone = "Asia/Shanghai"\n'
         f'[output]\nformats = ["md", "json"]\n'
-        f'\n[[publish]]\ntype = "files"\ndir = "{tmp_path / "files"}"\n{chat}'
+        f'\n[[publish]]\ntype = "files"\ndir = "{tmp_path / "files"}"\n{chat}{github}{email}'
         f'\n[[repos]]\nname = "{DEMO_REPO_NAME}"\npath = "{demo_repo}"\n',
         encoding="utf-8",
     )
@@ -69,37 +106,40 @@ def _run(config: Path) -> Result:
     return CliRunner().invoke(main, ["run", "--config", str(config), "--date", DEMO_DAY.isoformat()])
 
 
-def _delivered(receivers: dict[str, Receiver]) -> dict[str, int]:
-    return {name: len(receiver.delivered) for name, receiver in receivers.items()}
+#: Each target once: a commit per format for github-file, one issue, one message everywhere else.
+ONCE = {**dict.fromkeys(CHAT, 1), "github-file": 2, "github-issue": 1, "email": 1}
 
 
-def test_each_report_reaches_every_target_once(tmp_path: Path, demo_repo: Path, receivers: dict[str, Receiver]) -> None:
-    config = _config(tmp_path, demo_repo)
+def test_each_report_reaches_every_target_once(tmp_path: Path, demo_repo: Path, servers: Servers) -> None:
+    config = _config(tmp_path, demo_repo, servers)
     first = _run(config)
     assert first.exit_code == 0, first.stderr
-    assert _delivered(receivers) == dict.fromkeys(CHAT, 1)
+    assert servers.delivered() == ONCE
     assert sorted(p.suffix for p in (tmp_path / "files").rglob("*.*")) == [".json", ".md"]
 
+    before = len(servers.github.requests) + sum(len(r.received) for r in servers.chat.values())
     again = _run(config)
     assert again.exit_code == 0, again.stderr
-    assert _delivered(receivers) == dict.fromkeys(CHAT, 1)  # a rerun sends nothing
-    assert sum(len(r.received) for r in receivers.values()) == len(CHAT)  # not even an attempt
+    assert servers.delivered() == ONCE  # a rerun sends nothing
+    after = len(servers.github.requests) + sum(len(r.received) for r in servers.chat.values())
+    assert after == before  # not even an attempt
 
 
 def test_a_target_down_costs_only_itself_and_is_the_only_one_redelivered(
-    tmp_path: Path, demo_repo: Path, receivers: dict[str, Receiver]
+    tmp_path: Path, demo_repo: Path, servers: Servers
 ) -> None:
-    config = _config(tmp_path, demo_repo)
-    receivers["dingtalk"].throttle = 1_000  # down for this run: every answer a rate limit
+    config = _config(tmp_path, demo_repo, servers)
+    servers.chat["dingtalk"].throttle = 1_000  # down for this run: every answer a rate limit
     down = _run(config)
     assert down.exit_code == 1
     errors = [line for line in down.stderr.splitlines() if line.startswith("repodaily: error:")]
     assert len(errors) == 1 and f"{DEMO_REPO_NAME} {DEMO_DAY} → dingtalk:" in errors[0]
-    assert SECRET not in down.stderr and receivers["dingtalk"].url not in down.stderr
-    assert _delivered(receivers) == {**dict.fromkeys(CHAT, 1), "dingtalk": 0}
+    for secret in (SECRET, servers.chat["dingtalk"].url, GITHUB_TOKEN, PASSWORD):
+        assert secret not in down.stderr + down.stdout
+    assert servers.delivered() == {**ONCE, "dingtalk": 0}
     assert (tmp_path / "files").exists()  # the report files are still written
 
-    receivers["dingtalk"].throttle = 0
+    servers.chat["dingtalk"].throttle = 0
     recovered = _run(config)
     assert recovered.exit_code == 0, recovered.stderr
-    assert _delivered(receivers) == dict.fromkeys(CHAT, 1)  # only the missing one was sent
+    assert servers.delivered() == ONCE  # only the missing one was sent
