@@ -143,3 +143,25 @@ def test_a_target_down_costs_only_itself_and_is_the_only_one_redelivered(
     recovered = _run(config)
     assert recovered.exit_code == 0, recovered.stderr
     assert servers.delivered() == ONCE  # only the missing one was sent
+
+
+def test_bad_targets_each_cost_one_line_and_nothing_else(
+    tmp_path: Path, demo_repo: Path, servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A webhook URL that is no URL, a wrong password, a wrong signing secret, a receiver that hangs."""
+    monkeypatch.setenv("WECOM_WEBHOOK_URL", "not a url at all")
+    monkeypatch.setenv("SMTP_PASSWORD", "wrong-password")
+    monkeypatch.setenv("FEISHU_SECRET", "SECthisisnotthesecretthereceiverknows")
+    servers.chat["slack"].stall = True
+    config = _config(tmp_path, demo_repo, servers)
+    config.write_text(config.read_text().replace('type = "slack"\n', 'type = "slack"\ntimeout_s = 1\n'))
+
+    result = _run(config)
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("repodaily: error:")]
+    assert sorted(line.split(" → ")[1].split(":")[0] for line in errors) == ["email", "feishu", "slack", "wecom"]
+    for secret in ("wrong-password", "SECthisisnotthesecretthereceiverknows", SECRET, GITHUB_TOKEN):
+        assert secret not in result.stderr + result.stdout
+    assert servers.delivered() == {**ONCE, "feishu": 0, "wecom": 0, "slack": 0, "email": 0}
+    assert sorted(p.suffix for p in (tmp_path / "files").rglob("*.*")) == [".json", ".md"]
+    assert len(servers.chat["slack"].received) == 1  # a message that may have been posted is not sent again

@@ -30,7 +30,7 @@ from repodaily.publish.base import Delivery, Publisher
 from repodaily.render.base import Artefact
 from repodaily.store import Store
 
-__all__ = ["Target", "TargetResult", "content_hash", "deliver"]
+__all__ = ["Target", "TargetResult", "Unusable", "content_hash", "deliver"]
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,19 @@ class Target:
     @property
     def repeatable(self) -> bool:
         return bool(getattr(self.publisher, "repeatable", False))
+
+
+class Unusable:
+    """A target that could not be made: each delivery to it fails with the reason, and the others go on."""
+
+    def __init__(self, reason: RepodailyError) -> None:
+        self.reason = reason
+
+    async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
+        raise self.reason
+
+    async def aclose(self) -> None:
+        pass
 
 
 @dataclass(frozen=True)

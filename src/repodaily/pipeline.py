@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
-from repodaily.delivery import Target, TargetResult, deliver
+from repodaily.delivery import Target, TargetResult, Unusable, deliver
 from repodaily.digest import build_report
 from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
 from repodaily.models import (
@@ -439,18 +439,23 @@ class Pipeline:
         return [artefact for renderer in (renderers or self.renderers()) for artefact in renderer.render(report)]
 
     def targets(self, *, dry_run: bool = False, days: int = 1) -> list[Target]:
-        """One publisher per configured target (``[[publish]]``, or files at ``[output]``), by its ledger name."""
+        """One publisher per configured target (``[[publish]]``, or files at ``[output]``), by its ledger name.
+
+        A target that cannot be made (its webhook variable unset or not a URL, a
+        CA file missing) fails each of its deliveries with that reason; the other
+        targets are still delivered.
+        """
         context = PublishContext(dry_run=dry_run, redact=self.redact, days=days)
-        return [
-            Target(
-                name,
-                target.type,
-                registry().create(
+        targets = []
+        for name, target in self.config.targets.items():
+            try:
+                publisher = registry().create(
                     "publisher", target.type, target.settings, "config", at=f"publish[{name}].", context=context
-                ),
-            )
-            for name, target in self.config.targets.items()
-        ]
+                )
+            except RepodailyError as exc:
+                publisher = Unusable(exc)
+            targets.append(Target(name, target.type, publisher))
+        return targets
 
     async def run(
         self,
