@@ -255,6 +255,9 @@ def _echo_delivery(result: TargetResult, record: ReportRecord) -> None:
     if delivery is None:
         return
     if delivery.preview is not None:
+        if not delivery.preview.startswith("# "):  # a preview that does not say where it would go
+            where = ", ".join(delivery.locations)
+            _echo(f"# would send to {result.target}" + (f" ({where})" if where else ""))
         _echo(delivery.preview)
     for location in delivery.locations if delivery.preview is None else []:
         _echo(location)
