@@ -33,6 +33,7 @@ from repodaily.digest import build_report
 from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
 from repodaily.models import (
     Analysis,
+    AnalysisInput,
     AnalysisStatus,
     ChangeType,
     Commit,
@@ -256,17 +257,22 @@ class Pipeline:
 
     # -- analyze, with the cache in front
 
-    async def _analyze_one(
-        self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
-    ) -> Analysis:
-        analyzer, fallback_analyzer = analyzers
-        item = build_input(
+    def _input(self, repo: str, commit: Commit, analyzer: Analyzer) -> AnalysisInput:
+        """What ``analyzer`` reads of ``commit``: planned for it, so its receipts say what it read."""
+        return build_input(
             repo,
             commit,
             budget_tokens=self.config.context.budget_tokens,
             max_parts=analyzer.context_parts,
             paths=analyzer.path_table,
+            whole_patch=analyzer.reads_whole_patch,
         )
+
+    async def _analyze_one(
+        self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
+    ) -> Analysis:
+        analyzer, fallback_analyzer = analyzers
+        item = self._input(repo, commit, analyzer)
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(item)
@@ -280,7 +286,7 @@ class Pipeline:
                 log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
-                    fallback = await fallback_analyzer.analyze(item)
+                    fallback = await fallback_analyzer.analyze(self._input(repo, commit, fallback_analyzer))
                 spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
                 analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:

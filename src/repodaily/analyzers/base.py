@@ -31,6 +31,10 @@ class Analyzer(abc.ABC):
     name: str
     #: Whether :meth:`highlights` can write anything; the pipeline skips the step otherwise.
     writes_highlights: bool = False
+    #: Whether the context stage gives this analyzer every readable patch whole instead of one prompt's budget.
+    #: Rules that cost nothing per token (the heuristic) should not miss a late hunk or a changelog entry
+    #: because a model's prompt would have had no room for it; the receipts then say ``full``.
+    reads_whole_patch: bool = False
 
     @property
     @abc.abstractmethod

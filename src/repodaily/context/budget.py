@@ -26,6 +26,11 @@ holds — nobody downstream re-cuts a text or drops a part:
    source could not read (``FileChange.content_missing``) is ``stats_only``. A
    file whose diff has no text (a pure rename) is ``full``: nothing was withheld.
 
+An analyzer whose rules cost nothing per token (``whole_patch``) is not held to
+one prompt: its budget is every readable patch, so each is ``full`` (or
+``clipped`` where the source cut it) in one part, and the receipt's budget is
+what it read. Generated, binary and missing files stay unread, as above.
+
 A text goes whole into one part: the part with the least room that still takes
 it (the earliest on a tie), so the first part fills before the next is opened, and
 a commit that fits one prompt is one part whatever the analyzer may spend. With one
@@ -108,7 +113,13 @@ class _Parts:
 
 
 def build_input(
-    repo: str, commit: Commit, *, budget_tokens: int, max_parts: int = 1, paths: PathTable | None = None
+    repo: str,
+    commit: Commit,
+    *,
+    budget_tokens: int,
+    max_parts: int = 1,
+    paths: PathTable | None = None,
+    whole_patch: bool = False,
 ) -> AnalysisInput:
     """What an analyzer may read about ``commit``: metadata, parsed message, and diff in at most ``max_parts`` parts.
 
@@ -116,7 +127,9 @@ def build_input(
     input's ``parts`` say which files' texts each part carries. Files are classed
     by ``paths``, the analyzer's path table (by default the package's,
     :meth:`PathTable.packaged`). See the module docstring for how the budget is
-    spent; the commit message is outside it. Pure and deterministic: the same
+    spent; the commit message is outside it. With ``whole_patch`` the budget and
+    parts are those every readable patch needs, whatever ``budget_tokens`` and
+    ``max_parts`` say. Pure and deterministic: the same
     commit, budget, parts and table give the same input.
     """
     if budget_tokens < 0:
@@ -131,10 +144,11 @@ def build_input(
         ),
         key=_rank,
     )
+    if whole_patch:
+        budget_tokens, max_parts = sum(file.tokens_total for file in files if _readable(file)), 1
     parts = _Parts([budget_tokens] * max_parts)
-    for category, group in groupby(files, key=lambda file: file.category):
-        if category not in _NEVER_READ:
-            _spend([file for file in group if not file.change.content_missing], parts)
+    for _, group in groupby(files, key=lambda file: file.category):
+        _spend([file for file in group if _readable(file)], parts)
     planned = [[index for index, file in enumerate(files) if file.part == part] for part in range(max_parts)]
     return AnalysisInput(
         **commit.message_parts(),
@@ -153,6 +167,11 @@ def build_input(
         total_additions=sum(change.additions for change in commit.files),
         total_deletions=sum(change.deletions for change in commit.files),
     )
+
+
+def _readable(file: _File) -> bool:
+    """Whether any budget may send this file's patch: not generated, binary or missing."""
+    return file.category not in _NEVER_READ and not file.change.content_missing
 
 
 def _rank(file: _File) -> tuple[int, int, str]:

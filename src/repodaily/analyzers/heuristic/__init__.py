@@ -43,6 +43,8 @@ class HeuristicAnalyzer(Analyzer):
     """Rules over title tags, Conventional Commits, paths, keywords and versions; no model, no network."""
 
     name = "heuristic"
+    #: Rules cost nothing per token: a late hunk or a changelog entry counts as much as the first one.
+    reads_whole_patch = True
 
     def __init__(
         self,
