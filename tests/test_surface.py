@@ -87,3 +87,137 @@ def test_a_late_hunk_the_prompt_budget_cuts_is_read_by_the_heuristic(repo: Repo)
     assert "--legacy-mode" in item.files[0].text
     analysis = analyzer.analyze_sync(item)
     assert analysis.coverage.count(Coverage.full) == 1
+
+
+# --------------------------------------------------------------------------- surface changes
+
+
+def surface(analysis: Analysis) -> set[tuple[str, str, str, str | None, str | None, str | None]]:
+    return {(c.kind, c.change, c.name, c.old, c.new, c.replacement) for c in analysis.surface}
+
+
+_CLI = """import argparse
+
+
+def make_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=4,
+        help="How many workers (at least one).",
+    )
+    return parser
+"""
+
+
+def test_multi_line_cli_options_added_removed_renamed_and_default_changed(repo: Repo) -> None:
+    repo.change("Add the cli", {"engine/cli.py": _CLI})
+    changed = repo.change("Default to eight workers", {"engine/cli.py": _CLI.replace("default=4", "default=8")})
+    assert surface(analyse(changed)) == {("cli_option", "default_changed", "--workers", "4", "8", None)}
+    added = _CLI.replace(
+        "    return parser", '    parser.add_argument(\n        "--verbose",\n    )\n    return parser'
+    )
+    assert ("cli_option", "added", "--verbose", None, None, None) in surface(
+        analyse(repo.change("Add verbose", {"engine/cli.py": added}))
+    )
+    renamed = repo.change("Rename", {"engine/cli.py": added.replace('"--workers"', '"--num-workers"')})
+    assert ("cli_option", "renamed", "--num-workers", "--workers", "--num-workers", None) in surface(analyse(renamed))
+    removed = repo.change(
+        "Drop verbose", {"engine/cli.py": added.replace('    parser.add_argument(\n        "--verbose",\n    )\n', "")}
+    )
+    assert ("cli_option", "removed", "--verbose", None, None, None) in surface(analyse(removed))
+
+
+def test_an_option_that_only_moves_between_files_is_no_change(repo: Repo) -> None:
+    repo.change("Add the cli", {"engine/cli.py": _CLI})
+    moved = repo.change("Move the parser", {"engine/parser.py": _CLI}, removed=("engine/cli.py",))
+    assert not [c for c in analyse(moved).surface if c.kind == "cli_option"]
+
+
+def test_environment_table_entry_and_its_default(repo: Repo) -> None:
+    table = 'import os\n\nenvironment_variables = {\n    "ENGINE_CACHE": lambda: os.getenv("ENGINE_CACHE", "0"),\n}\n'
+    repo.change("Add env table", {"engine/envs.py": table})
+    flipped = repo.change("Cache by default", {"engine/envs.py": table.replace('"0")', '"1")')})
+    assert surface(analyse(flipped)) == {("env_var", "default_changed", "ENGINE_CACHE", "0", "1", None)}
+    grown = table.replace("}\n", '    "ENGINE_TRACE": lambda: bool(os.getenv("ENGINE_TRACE")),\n}\n')
+    assert ("env_var", "added", "ENGINE_TRACE", None, None, None) in surface(
+        analyse(repo.change("Trace", {"engine/envs.py": grown}))
+    )
+
+
+def test_a_variable_read_in_another_language(repo: Repo) -> None:
+    rust = 'fn threads() -> usize {\n    std::env::var("ENGINE_THREADS").map(|v| v.parse().unwrap()).unwrap_or(1)\n}\n'
+    commit = repo.change("Read threads from the environment", {"src/threads.rs": rust})
+    assert ("env_var", "added", "ENGINE_THREADS", None, None, None) in surface(analyse(commit))
+
+
+def test_config_field_default_change(repo: Repo) -> None:
+    config = "from dataclasses import dataclass\n\n\n@dataclass\nclass SchedulerConfig:\n    max_num_seqs: int = 256\n"
+    repo.change("Scheduler config", {"engine/config/scheduler.py": config})
+    commit = repo.change("Fewer sequences", {"engine/config/scheduler.py": config.replace("256", "128")})
+    assert surface(analyse(commit)) == {("config_key", "default_changed", "max_num_seqs", "256", "128", None)}
+
+
+def test_http_routes_and_registered_architectures(repo: Repo) -> None:
+    server = 'app = FastAPI()\n\n\n@app.get("/health")\ndef health():\n    return {}\n'
+    registry = '_MODELS = {\n    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),\n}\n'
+    repo.change("Server", {"engine/server.py": server, "engine/models/registry.py": registry})
+    commit = repo.change(
+        "Add a model and a route",
+        {
+            "engine/server.py": server + '\n\n@app.post("/v1/score")\ndef score():\n    return {}\n',
+            "engine/models/registry.py": registry.replace("}\n", '    "GemmaForCausalLM": ("gemma", "Gemma"),\n}\n'),
+        },
+    )
+    found = surface(analyse(commit))
+    assert ("http_route", "added", "POST /v1/score", None, None, None) in found
+    assert ("model_arch", "added", "GemmaForCausalLM", None, None, None) in found
+    assert not any(name == "LlamaForCausalLM" or name == "GET /health" for _, _, name, *_ in found)
+
+
+def test_dependency_floor_raised_in_non_python_manifests(repo: Repo) -> None:
+    repo.change(
+        "Manifests",
+        {
+            "package.json": '{\n  "dependencies": {\n    "express": "^4.18.0"\n  }\n}\n',
+            "Cargo.toml": '[dependencies]\nserde = "1.0.100"\n',
+        },
+    )
+    commit = repo.change(
+        "Raise floors",
+        {
+            "package.json": '{\n  "dependencies": {\n    "express": "^5.1.0"\n  }\n}\n',
+            "Cargo.toml": '[dependencies]\nserde = "1.0.200"\n',
+        },
+    )
+    found = surface(analyse(commit))
+    assert ("dependency_floor", "raised_floor", "express", "4.18.0", "5.1.0", None) in found
+    assert ("dependency_floor", "raised_floor", "serde", "1.0.100", "1.0.200", None) in found
+
+
+def test_deprecation_that_warns_then_raises_names_its_replacement(repo: Repo) -> None:
+    warns = (
+        "import warnings\n\n\ndef check(args):\n    if args.legacy:\n"
+        '        warnings.warn("`--legacy` is deprecated, use `--mode` instead", DeprecationWarning)\n'
+    )
+    commit = repo.change("Deprecate legacy", {"engine/checks.py": warns})
+    assert ("deprecation", "deprecated", "--legacy", None, None, "--mode") in surface(analyse(commit))
+    raises = warns.replace("warnings.warn(", "raise ValueError(").replace(", DeprecationWarning)", ")")
+    commit = repo.change("Legacy now fails", {"engine/checks.py": raises})
+    assert ("deprecation", "now_raises", "--legacy", None, None, "--mode") in surface(analyse(commit))
+
+
+def test_public_functions_of_public_modules_only(repo: Repo) -> None:
+    commit = repo.change(
+        "Helpers",
+        {"engine/api.py": "def generate(prompt):\n    return prompt\n", "engine/_impl.py": "def hidden():\n    pass\n"},
+    )
+    found = surface(analyse(commit))
+    assert ("public_api", "added", "generate", None, None, None) in found
+    assert not any(name == "hidden" for _, _, name, *_ in found)
+
+
+def test_tests_declare_no_surface(repo: Repo) -> None:
+    commit = repo.change("Test the cli", {"tests/test_cli.py": _CLI})
+    assert analyse(commit).surface == []

@@ -330,6 +330,43 @@ class Verdict(_Model):
         return self.model_copy(update={name: [] for name in hidden})
 
 
+class SurfaceKind(StrEnum):
+    """What part of a project's user-visible surface a change touches."""
+
+    cli_option = "cli_option"
+    env_var = "env_var"
+    config_key = "config_key"
+    http_route = "http_route"
+    model_arch = "model_arch"
+    backend = "backend"
+    public_api = "public_api"
+    dependency_floor = "dependency_floor"
+    deprecation = "deprecation"
+    removal = "removal"
+
+
+class SurfaceAction(StrEnum):
+    added = "added"
+    removed = "removed"
+    renamed = "renamed"
+    default_changed = "default_changed"
+    raised_floor = "raised_floor"
+    deprecated = "deprecated"
+    now_raises = "now_raises"
+
+
+class SurfaceChange(_Model):
+    """One change to what users of the project type, set, call or install, as read from the diff."""
+
+    kind: SurfaceKind
+    name: str
+    change: SurfaceAction
+    old: str | None = Field(default=None, description="The old name, default or version, when it changed.")
+    new: str | None = Field(default=None, description="The new name, default or version, when it changed.")
+    replacement: str | None = Field(default=None, description="What a deprecation or removal names instead.")
+    path: str = Field(description="The file whose diff shows it.")
+
+
 class Provenance(_Model):
     """How a verdict came to be: what the analyzer read, who it was, what it cost, and whether it is degraded."""
 
@@ -345,10 +382,15 @@ class Provenance(_Model):
 class Analysis(Provenance, Verdict):
     """One commit judged against the rubric; deep fields are filled for high/medium only."""
 
+    surface: list[SurfaceChange] = Field(
+        default_factory=list,
+        description="What the diff changes of the project's user-visible surface; empty when the analyzer reads none.",
+    )
+
     @classmethod
-    def of(cls, verdict: Verdict, provenance: Provenance) -> Self:
-        """``verdict`` at its depth (:meth:`Verdict.at_depth`) with ``provenance`` attached."""
-        return cls(**_fields(verdict.at_depth(), Verdict), **_fields(provenance, Provenance))
+    def of(cls, verdict: Verdict, provenance: Provenance, surface: list[SurfaceChange] | None = None) -> Self:
+        """``verdict`` at its depth (:meth:`Verdict.at_depth`) with ``provenance`` and the ``surface`` read attached."""
+        return cls(**_fields(verdict.at_depth(), Verdict), **_fields(provenance, Provenance), surface=surface or [])
 
     @property
     def verdict(self) -> Verdict:

@@ -12,7 +12,7 @@ language from that table's sentences.
 One module a step, each importing only the ones before it: ``base``,
 ``message_rules``, ``diff_rules``, ``sentences`` and ``rules`` model the table,
 ``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
-``files``, ``patch`` and ``changelog`` read a commit; ``decide`` judges it and
+``files``, ``patch``, ``surface`` and ``changelog`` read a commit; ``decide`` judges it and
 ``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
 
@@ -30,6 +30,7 @@ from repodaily.analyzers.heuristic.files import impact_scope, read_files
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
+from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import effective_message, parse_title
 from repodaily.errors import ConfigError
@@ -93,6 +94,7 @@ class HeuristicAnalyzer(Analyzer):
         message = effective_message(item, self.rules)
         title = parse_title(message.title, self.rules, bare=message.sync_merge)
         facts = read_files(item.files, self.rules)
+        surface = read_surface(facts, self.rules)
         # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
         evidence = (
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
@@ -119,4 +121,4 @@ class HeuristicAnalyzer(Analyzer):
             risks=risks,
             recommendations=[writer.recommendation(judgement, evidence, title, scope)],
         )
-        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint))
+        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), surface)

@@ -13,7 +13,7 @@ from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, ContextFile
 
-__all__ = ["read_diff", "read_patch_fallback"]
+__all__ = ["read_diff", "read_patch_fallback", "version_changes"]
 
 
 def _patch_lines(file: ContextFile, sign: str) -> list[str]:
@@ -54,21 +54,12 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
         if match := pattern.search(title.description):
             name = match.group("name")
             found[name.lower()] = (name, match.groupdict().get("old"), match.group("new"))
-    for file, name in zip(facts.files, facts.classes, strict=True):
-        if rules.path_rules(name).type != ChangeType.build:
+    for file, path_class in zip(facts.files, facts.classes, strict=True):
+        if rules.path_rules(path_class).type != ChangeType.build:
             continue
-        old = {
-            m.group("name").lower(): m.group("version")
-            for line in _patch_lines(file, "-")
-            if (m := deps.line_regex.match(line))
-        }
-        for line in _patch_lines(file, "+"):
-            match = deps.line_regex.match(line)
-            if match is None or deps.is_filler(match.group("name")):
-                continue
-            key = match.group("name").lower()
-            if key in old and old[key] != match.group("version") and (key not in found or found[key][1] is None):
-                found[key] = (match.group("name"), old[key], match.group("version"))
+        for key, versions in version_changes(file, rules).items():
+            if key not in found or found[key][1] is None:
+                found[key] = versions
     changes: dict[str, DependencyChange] = {}
     for name, old_version, new_version in found.values():
         big = old_version is None or old_version.split(".")[:2] != new_version.split(".")[:2]
@@ -79,6 +70,25 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
         if key not in changes or (changes[key].old is None and old_version is not None):
             changes[key] = change
     return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
+
+
+def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, str, str]]:
+    """The dependencies whose version line ``file``'s patch changes: lower-case name -> (name, old, new)."""
+    deps = rules.dependencies
+    old = {
+        m.group("name").lower(): m.group("version")
+        for line in _patch_lines(file, "-")
+        if (m := deps.line_regex.match(line))
+    }
+    changed: dict[str, tuple[str, str, str]] = {}
+    for line in _patch_lines(file, "+"):
+        match = deps.line_regex.match(line)
+        if match is None or deps.is_filler(match.group("name")):
+            continue
+        key = match.group("name").lower()
+        if key in old and old[key] != match.group("version") and key not in changed:
+            changed[key] = (match.group("name"), old[key], match.group("version"))
+    return changed
 
 
 def _semver_major(old: str | None, new: str) -> bool:

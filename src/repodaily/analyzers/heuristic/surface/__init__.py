@@ -1,0 +1,159 @@
+"""The user-visible surface a commit changes, read from its diff: options, variables, routes, registries, floors.
+
+Extractors (:mod:`.extractors`) read what each side of each hunk declares
+(:mod:`.sides`); this module compares the two sides over the whole commit, so a
+declaration that only moves (to another hunk or file) is no change:
+
+- only after: ``added``; only before: ``removed`` (with the replacement a
+  deprecation message names), or ``renamed`` when one hunk removes one option,
+  variable, key or route and adds one;
+- on both sides with other values: ``default_changed``;
+- a deprecation that starts warning is ``deprecated``, one that starts raising
+  ``now_raises``, one whose warning goes with nothing left a ``removal``;
+- a dependency version raised in a manifest: ``raised_floor``.
+
+Only source files are read for declarations (tests, docs and CI declare nothing
+users rely on), and only the manifests of the build class for floors.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.patch import version_changes
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
+from repodaily.analyzers.heuristic.surface.sides import sides
+from repodaily.models import ChangeType, SurfaceAction, SurfaceChange, SurfaceKind
+
+__all__ = ["read_surface"]
+
+#: Kinds whose removal and addition in one hunk is one thing renamed.
+_RENAMEABLE = (SurfaceKind.cli_option, SurfaceKind.env_var, SurfaceKind.config_key, SurfaceKind.http_route)
+#: A refactor can redefine hundreds of names; a reader needs the first few of each kind.
+MAX_CHANGES = 40
+
+
+@dataclass(frozen=True)
+class _Seen:
+    found: Found
+    path: str
+    hunk: int
+
+
+def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
+    """What the commit changes of the project's surface, most telling kinds first."""
+    before: dict[tuple[SurfaceKind, str], list[_Seen]] = defaultdict(list)
+    after: dict[tuple[SurfaceKind, str], list[_Seen]] = defaultdict(list)
+    changes: list[SurfaceChange] = []
+    for file, name in zip(facts.files, facts.classes, strict=True):
+        kind = rules.path_rules(name).type
+        if kind == ChangeType.build:
+            changes += [
+                SurfaceChange(
+                    kind=SurfaceKind.dependency_floor,
+                    name=dep,
+                    change=SurfaceAction.raised_floor,
+                    old=old,
+                    new=new,
+                    path=file.path,
+                )
+                for dep, old, new in version_changes(file, rules).values()
+                if _numbers(new) > _numbers(old)
+            ]
+        if kind is not None:
+            continue
+        for side in sides(file.path, file.text):
+            seen = before if side.before else after
+            for extract in EXTRACTORS:
+                for found in extract(side):
+                    seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
+    changes += _compare(before, after)
+    order = list(SurfaceKind)
+    return sorted(changes, key=lambda c: (order.index(c.kind), c.name))[:MAX_CHANGES]
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".") if part.isdigit())
+
+
+def _compare(
+    before: dict[tuple[SurfaceKind, str], list[_Seen]], after: dict[tuple[SurfaceKind, str], list[_Seen]]
+) -> list[SurfaceChange]:
+    replacements = {
+        seen.found.name: seen.found.replacement
+        for side in (before, after)
+        for (kind, _), found in side.items()
+        if kind == SurfaceKind.deprecation
+        for seen in found
+        if seen.found.replacement
+    }
+    changes: list[SurfaceChange] = []
+    for key in sorted(before.keys() | after.keys()):
+        kind, name = key
+        old, new = before.get(key, []), after.get(key, [])
+        if kind == SurfaceKind.deprecation:
+            changes += _deprecation(name, old, new)
+            continue
+        where = (new or old)[0].path
+        if not old:
+            changes.append(SurfaceChange(kind=kind, name=name, change=SurfaceAction.added, path=where))
+        elif not new:
+            action = SurfaceAction.removed
+            changes.append(
+                SurfaceChange(kind=kind, name=name, change=action, replacement=replacements.get(name), path=where)
+            )
+        else:
+            gone = sorted({s.found.value for s in old if s.found.value} - {s.found.value for s in new if s.found.value})
+            came = sorted({s.found.value for s in new if s.found.value} - {s.found.value for s in old if s.found.value})
+            if gone and came:
+                changes.append(
+                    SurfaceChange(
+                        kind=kind, name=name, change=SurfaceAction.default_changed, old=gone[0], new=came[0], path=where
+                    )
+                )
+    return _renames(changes, before, after)
+
+
+def _deprecation(name: str, old: list[_Seen], new: list[_Seen]) -> list[SurfaceChange]:
+    was = {seen.found.value for seen in old}
+    now = {seen.found.value for seen in new}
+    seen = (new or old)[0]
+    replacement = next((s.found.replacement for s in [*new, *old] if s.found.replacement), None)
+    if "raises" in now and "raises" not in was:
+        action, kind = SurfaceAction.now_raises, SurfaceKind.deprecation
+    elif "warns" in now and not was:
+        action, kind = SurfaceAction.deprecated, SurfaceKind.deprecation
+    elif "warns" in was and not now:
+        action, kind = SurfaceAction.removed, SurfaceKind.removal
+    else:
+        return []
+    return [SurfaceChange(kind=kind, name=name, change=action, replacement=replacement, path=seen.path)]
+
+
+def _renames(
+    changes: list[SurfaceChange],
+    before: dict[tuple[SurfaceKind, str], list[_Seen]],
+    after: dict[tuple[SurfaceKind, str], list[_Seen]],
+) -> list[SurfaceChange]:
+    """One option, variable, key or route removed and one added in the same hunk: one renamed."""
+    groups: dict[tuple[SurfaceKind, str, int], dict[SurfaceAction, list[SurfaceChange]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
+    for change in changes:
+        if change.kind in _RENAMEABLE and change.change in (SurfaceAction.added, SurfaceAction.removed):
+            side = after if change.change == SurfaceAction.added else before
+            hunk = side[(change.kind, change.name)][0].hunk
+            groups[(change.kind, change.path, hunk)][change.change].append(change)
+    for group in groups.values():
+        removed, added = group[SurfaceAction.removed], group[SurfaceAction.added]
+        if len(removed) == 1 and len(added) == 1:
+            gone, came = removed[0], added[0]
+            changes.remove(gone)
+            index = changes.index(came)
+            changes[index] = came.model_copy(
+                update={"change": SurfaceAction.renamed, "old": gone.name, "new": came.name}
+            )
+    return changes

@@ -1,0 +1,207 @@
+"""Small extractors: what one side of a hunk declares of the user-visible surface.
+
+Each reads diff text, not a syntax tree, so it serves any language whose idiom it
+names, and each returns :class:`Found` items: a kind, a name, and the value it
+declares (a default, or whether a deprecation warns or raises). What changed is
+decided by comparing both sides (:mod:`.compare`), never here.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.surface.sides import Side, balanced
+from repodaily.models import SurfaceKind
+
+__all__ = ["EXTRACTORS", "Found", "config_file", "env_file", "public_module"]
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: SurfaceKind
+    name: str
+    value: str | None = None
+    replacement: str | None = None
+
+
+def _value(text: str | None) -> str | None:
+    """A declared value as a reader would quote it: no surrounding space, quotes, comment or trailing comma."""
+    if text is None:
+        return None
+    value = text.split("  #")[0].strip().rstrip(",").strip()
+    return value.strip("\"'") or None
+
+
+# Command-line options: argparse `add_argument`, optparse `add_option`, click `option`, typer `Option`.
+_CLI_CALL = re.compile(r"\b(?:add_argument|add_option|option|Option)\s*\(")
+_FLAG = re.compile(r"""["'](--[A-Za-z0-9][\w-]*)["']""")
+_DEFAULT = re.compile(r"\bdefault\s*=\s*")
+
+
+def cli_options(side: Side) -> Iterator[Found]:
+    """Options of argparse/optparse/click/typer calls, however many lines a call spans, with their defaults."""
+    for call in _CLI_CALL.finditer(side.text):
+        args = balanced(side.text, call.end())
+        flag = _FLAG.search(args)
+        if flag is None:
+            continue
+        default = _DEFAULT.search(args)
+        yield Found(SurfaceKind.cli_option, flag.group(1), _default(args, default))
+
+
+def _default(args: str, match: re.Match[str] | None) -> str | None:
+    return None if match is None else _value(balanced(args, match.end(), stop_at_comma=True))
+
+
+# Environment variables read in Python, Rust, Go, C/C++ and JavaScript.
+_ENV_READ = re.compile(
+    r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
+    r"""["']?(?P<name>[A-Z][A-Z0-9_]{2,})\b["']?"""
+)
+# An `envs.py`-style table: `"VLLM_X": lambda: ...`, and its typed declarations `VLLM_X: int = 0`.
+_ENV_ENTRY = re.compile(r"""^\s*["'](?P<name>[A-Z][A-Z0-9_]{2,})["']\s*:""", re.M)
+
+
+def env_file(path: str) -> bool:
+    """A module that tables a project's environment variables (``envs.py``, ``env.py``, ``environment.py``)."""
+    return re.search(r"(^|/)_?(envs?|environment)\.\w+$", path) is not None
+
+
+def env_vars(side: Side) -> Iterator[Found]:
+    """Variables a program reads, with the default it falls back to, and the entries of an environment table."""
+    for read in _ENV_READ.finditer(side.text):
+        rest = side.text[read.end() :]
+        default = re.match(r"""["']?\s*,\s*""", rest)
+        value = _value(balanced(rest, default.end(), stop_at_comma=True)) if default else None
+        yield Found(SurfaceKind.env_var, read.group("name"), value)
+    if env_file(side.path):
+        for entry in _ENV_ENTRY.finditer(side.text):
+            yield Found(SurfaceKind.env_var, entry.group("name"))
+
+
+# Fields of a dataclass or pydantic model, a class body's annotated assignments.
+_FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>[^\n]+)$", re.M)
+_CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.py$)")
+
+
+def config_file(path: str) -> bool:
+    """A Python module of configuration classes: its fields are keys users set, and their defaults."""
+    return path.endswith(".py") and _CONFIG_PATH.search(path) is not None
+
+
+def config_keys(side: Side) -> Iterator[Found]:
+    """Fields declared in configuration modules, with their defaults (``Field(default=...)`` read through)."""
+    if not config_file(side.path):
+        return
+    for field in _FIELD.finditer(side.text):
+        if keyword.iskeyword(field.group("name")):  # `else: x = 1` is a statement, not a field
+            continue
+        value = field.group("value")
+        if value.startswith(("Field(", "field(")):
+            value = _default(value, _DEFAULT.search(value)) or ""
+        yield Found(SurfaceKind.config_key, field.group("name"), _value(value))
+
+
+# HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `HandleFunc`.
+_ROUTE = re.compile(
+    r"""(?:\.(?P<method>get|post|put|delete|patch|route|api_route|websocket)\s*\(|"""
+    r"""(?:add_api_route|add_route|HandleFunc)\s*\()\s*["'](?P<path>/[^"'\s]*)["']"""
+)
+
+
+def http_routes(side: Side) -> Iterator[Found]:
+    """Routes a server answers, named by method and path (``POST /v1/chat``)."""
+    for route in _ROUTE.finditer(side.text):
+        method = (route.group("method") or "route").upper()
+        yield Found(SurfaceKind.http_route, f"{method} {route.group('path')}")
+
+
+# Registries: Hugging Face architecture names as keys (`"LlamaForCausalLM": ...`), backend enum members and calls.
+_ARCH = re.compile(r"""^\s*["'](?P<name>[A-Z]\w*For[A-Z]\w+)["']\s*:""", re.M)
+_BACKEND = re.compile(
+    r"""^\s*(?P<member>[A-Z][A-Z0-9_]+)\s*=\s*["'][\w.]*Backend["']|"""
+    r"""register_\w*backend\w*\s*\(\s*["'](?P<called>[\w.-]+)["']""",
+    re.M,
+)
+
+
+def registry_entries(side: Side) -> Iterator[Found]:
+    """Model architectures and backends a registry maps to their implementation."""
+    for arch in _ARCH.finditer(side.text):
+        yield Found(SurfaceKind.model_arch, arch.group("name"))
+    for backend in _BACKEND.finditer(side.text):
+        yield Found(SurfaceKind.backend, backend.group("member") or backend.group("called"))
+
+
+# Top-level public definitions in Python, Rust, JavaScript/TypeScript and Go.
+_PUBLIC = re.compile(
+    r"^(?:(?:async\s+)?def|class|pub\s+(?:fn|struct|enum|trait)|export\s+(?:default\s+)?"
+    r"(?:async\s+)?(?:function|class|const|interface|type)|func)\s+(?P<name>[A-Za-z]\w*)",
+    re.M,
+)
+
+
+def public_module(path: str) -> bool:
+    """A module users import: no path part is private (``_x``), ``__init__`` aside."""
+    return not any(part.startswith("_") and not part.startswith("__init__.") for part in path.split("/"))
+
+
+def public_api(side: Side) -> Iterator[Found]:
+    """Functions and classes defined at the top level of a public module (Go: exported, capitalised)."""
+    if not public_module(side.path):
+        return
+    for definition in _PUBLIC.finditer(side.text):
+        name = definition.group("name")
+        if not definition.group(0).startswith("func") or name[0].isupper():
+            yield Found(SurfaceKind.public_api, name)
+
+
+# Deprecations: a warning or an error whose message says "deprecated", the thing it names, and what replaces it.
+_DEPRECAT = re.compile(r"deprecat", re.I)
+_WARNS = re.compile(r"warn|DeprecationWarning|deprecated\s*\(", re.I)
+_RAISES = re.compile(r"\braise\b|\bthrow\b|Error\s*\(|panic!")
+_SUBJECT = re.compile(
+    r"""(--[A-Za-z0-9][\w-]*)|`([^`\s]+)`|["']([A-Za-z_][\w.-]*)["']|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"""
+)
+_REPLACEMENT = re.compile(
+    r"""(?:\buse|in favou?r of|replaced by|switch to|migrate to)\s+(?:the\s+)?"""
+    r"""[`'"]?(?P<name>--?[\w.-]+|[A-Za-z_][\w.]*)""",
+    re.I,
+)
+_WINDOW = 2
+
+
+def deprecations(side: Side) -> Iterator[Found]:
+    """Deprecation messages: ``warns`` or ``raises``, with the name they deprecate and the replacement they name."""
+    lines = side.text.splitlines()
+    for index, line in enumerate(lines):
+        if not _DEPRECAT.search(line):
+            continue
+        window = "\n".join(lines[max(0, index - _WINDOW) : index + _WINDOW + 1])
+        raises = _RAISES.search(window) is not None
+        if not raises and not _WARNS.search(window):
+            continue
+        subject = next((m for m in _SUBJECT.finditer(line) if not _DEPRECAT.search(m.group(0))), None)
+        if subject is None:
+            continue
+        name = next(group for group in subject.groups() if group)
+        replacement = _REPLACEMENT.search(window)
+        instead = replacement.group("name").rstrip(".") if replacement else None
+        yield Found(
+            SurfaceKind.deprecation, name, "raises" if raises else "warns", instead if instead != name else None
+        )
+
+
+#: Every extractor of source files; dependency floors are read from manifests apart (:mod:`.floors`).
+EXTRACTORS: tuple[Callable[[Side], Iterator[Found]], ...] = (
+    cli_options,
+    env_vars,
+    config_keys,
+    http_routes,
+    registry_entries,
+    public_api,
+    deprecations,
+)
