@@ -11,10 +11,9 @@ import httpx
 import pytest
 from endpoint_simulator import EndpointSimulator
 
-from repodaily.models import Analysis
+from repodaily.models import Verdict
 
 # What the pipeline, not the model, fills in an Analysis.
-_PIPELINE_FIELDS = {"coverage", "analyzer", "model", "usage", "status", "note"}
 
 
 def _chat_request(text: str = "Classify this commit.") -> dict:
@@ -68,7 +67,7 @@ def test_reply_is_a_completion_whose_content_is_the_verdict_json() -> None:
     assert choice["finish_reason"] == "stop"
     assert choice["message"]["role"] == "assistant"
     verdict = json.loads(choice["message"]["content"])
-    assert set(verdict) == set(Analysis.model_fields) - _PIPELINE_FIELDS
+    assert set(verdict) == set(Verdict.model_fields)  # what a model answers: the verdict, no provenance
     assert verdict["type"] == "fix" and verdict["importance"] == "low"
     usage = reply["usage"]
     prompt_chars = len("You are terse.") + 1 + 400

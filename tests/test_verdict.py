@@ -85,6 +85,7 @@ ANALYSIS_KEYS = [
     "usage",
     "status",
     "note",
+    "surface",  # added later, at the end: the format only ever grows
 ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, ContextFile
 
@@ -35,7 +36,7 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet) ->
     kept_text = "\n".join(kept)
     evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in kept_text))
     if evidence.removed_names:
-        evidence.vote(definitions.type, definitions.weight, f"`{evidence.removed_names[0]}`")
+        evidence.vote(definitions.type, definitions.weight, code_span(evidence.removed_names[0]))
         evidence.signal("breaking", "definitions")
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
@@ -44,7 +45,7 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet) ->
     )
     for change in evidence.dependencies:
         weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
-        evidence.vote(ChangeType.build, weight, f"`{change.name}`")
+        evidence.vote(ChangeType.build, weight, code_span(change.name))
 
 
 def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[DependencyChange]:

@@ -6,11 +6,16 @@ configuration error rather than a failure while a report is being written.
 
 from __future__ import annotations
 
+import re
 import string
 
 from pydantic import Field, model_validator
 
 from repodaily.analyzers.heuristic.base import Strict
+
+# A placeholder a template quotes as code, and the backtick runs a code span must outgrow.
+_QUOTED_PLACEHOLDER = re.compile(r"`\{(\w+)\}`")
+_BACKTICKS = re.compile(r"`+")
 
 __all__ = ["Messages"]
 
@@ -127,5 +132,20 @@ class Messages(Strict):
         return self
 
     def render(self, key: str, **values: object) -> str:
+        """The message ``key`` with ``values``; a value a template quotes as code (`` `{path}` ``) stays one span."""
         template: str = getattr(self, key)
-        return template.format(**values)
+        quoted = set(_QUOTED_PLACEHOLDER.findall(template))
+        template = _QUOTED_PLACEHOLDER.sub(r"{\1}", template)
+        return template.format(**{name: code_span(str(v)) if name in quoted else v for name, v in values.items()})
+
+
+def code_span(text: str) -> str:
+    """``text`` as one Markdown code span whatever backticks it holds: a fence longer than any run inside.
+
+    A file may be named ``a`b.py``; wrapped in single backticks it would close
+    early and show as something else.
+    """
+    longest = max((len(run) for run in _BACKTICKS.findall(text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"

@@ -12,7 +12,7 @@ from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files, ranked_files
 from repodaily.analyzers.heuristic.prose import MAX_QUOTED, body_sentence, clip, first_sentence
 from repodaily.analyzers.heuristic.rules import RuleSet
-from repodaily.analyzers.heuristic.sentences import Messages
+from repodaily.analyzers.heuristic.sentences import Messages, code_span
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import AnalysisInput, ChangeType, FileStatus, Insight, Recommendation
 
@@ -37,7 +37,7 @@ class Writer:
         return text if not text or text.endswith(_SENTENCE_ENDINGS) else text + self.m.sentence_end
 
     def _names(self, names: list[str], limit: int = 3, more: str = "more_items") -> str:
-        shown = self.m.list_sep.join(f"`{n}`" for n in names[:limit])
+        shown = self.m.list_sep.join(code_span(n) for n in names[:limit])
         if len(names) > limit:
             shown += " " + self.m.render(more, total=len(names), rest=len(names) - limit)
         return shown
@@ -141,7 +141,7 @@ class Writer:
         self, judgement: Judgement, evidence: Evidence, title: Title, scope: list[str]
     ) -> Recommendation:
         audiences = self.rules.audiences
-        where = f"`{scope[0]}`" if scope else self.quote(title.shown)
+        where = code_span(scope[0]) if scope else self.quote(title.shown)
         majors = [c for c in evidence.dependencies if c.major]
         if judgement.breaking and evidence.removed_names:
             pick = ("breaking", "rec_breaking_names", {"names": self._names(evidence.removed_names)})
