@@ -7,6 +7,8 @@ only when neither the message nor the files name a type.
 
 from __future__ import annotations
 
+import functools
+
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
@@ -17,8 +19,16 @@ from repodaily.models import ChangeType, ContextFile
 __all__ = ["read_diff", "read_patch_fallback", "version_changes"]
 
 
-def _patch_lines(file: ContextFile, sign: str) -> list[str]:
-    return [line for line in file.text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3)]
+def _patch_lines(file: ContextFile, sign: str) -> tuple[str, ...]:
+    return _signed_lines(file.text, sign)
+
+
+# The rules ask for a file's added or removed lines once per rule: split each patch once. A few
+# entries suffice (the rules read one commit at a time) and keep big patches from staying alive.
+@functools.lru_cache(maxsize=32)
+def _signed_lines(text: str, sign: str) -> tuple[str, ...]:
+    """The lines of a patch that ``sign`` (``+`` or ``-``) begins, without the file header's ``+++``/``---``."""
+    return tuple(line for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
 
 
 def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet) -> None:
