@@ -14,7 +14,7 @@ import pytest
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.context import build_input
 from repodaily.demo.repo_builder import RepoBuilder
-from repodaily.models import Analysis, AnalysisInput, Commit, Coverage
+from repodaily.models import Analysis, AnalysisInput, ChangeType, Commit, Coverage, Importance
 from repodaily.sources.git import collect_commits, open_repository
 
 _DAY = datetime(2026, 2, 9, tzinfo=UTC)
@@ -221,3 +221,28 @@ def test_public_functions_of_public_modules_only(repo: Repo) -> None:
 def test_tests_declare_no_surface(repo: Repo) -> None:
     commit = repo.change("Test the cli", {"tests/test_cli.py": _CLI})
     assert analyse(commit).surface == []
+
+
+# --------------------------------------------------------------------------- the surface as evidence
+
+_SETTINGS = (
+    'from dataclasses import dataclass\n\n\n@dataclass\nclass RetryConfig:\n    policy: str = "{policy}"\n{extra}'
+)
+
+
+def test_a_changed_default_of_a_config_key_is_a_high_user_facing_behaviour_change(repo: Repo) -> None:
+    repo.change("Add retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra="")})
+    commit = repo.change("Tune retries", {"engine/config/retry.py": _SETTINGS.format(policy="give-up", extra="")})
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.high)
+    assert analysis.flags.user_facing
+    assert "`policy`: again → give-up" in analysis.importance_reason
+
+
+def test_a_config_key_added_beside_an_unchanged_default_is_no_default_change(repo: Repo) -> None:
+    repo.change("Add retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra="")})
+    extra = "    attempts: int = 3\n"
+    commit = repo.change("Tune retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra=extra)})
+    analysis = analyse(commit)
+    assert analysis.importance != Importance.high
+    assert "again" not in analysis.importance_reason

@@ -31,6 +31,7 @@ from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
+from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import effective_message, parse_title
 from repodaily.errors import ConfigError
@@ -99,6 +100,7 @@ class HeuristicAnalyzer(Analyzer):
         evidence = (
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
         )
+        weigh_surface(evidence, surface, self.rules)
         read_diff(evidence, title, facts, self.rules)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.

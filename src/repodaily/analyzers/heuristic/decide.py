@@ -139,6 +139,8 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
             ladder.at_least(level, (key, {"changes": change}))
         elif change.semver_major and evidence.ships_dependencies:
             ladder.at_least(rules.dependencies.semver_major_importance, ("reason_dependency", {"changes": change}))
+    for level, cite in evidence.floors:
+        ladder.at_least(level, ("reason_surface", {"match": cite}))
     counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
     if breaking:
         ladder.at_least(

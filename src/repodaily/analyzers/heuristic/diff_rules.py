@@ -1,4 +1,4 @@
-"""Rule sections that read files and patches: path classes, core code, dependencies, definitions, moves.
+"""Rule sections that read files and patches: path classes, core code, dependencies, definitions, moves, surface.
 
 Each is a section of the heuristic rule table (``rules.toml``); the whole table
 is :class:`~repodaily.analyzers.heuristic.rules.RuleSet`.
@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 from functools import cached_property
+from typing import Literal
 
 from pydantic import Field, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
-from repodaily.models import ChangeType, Importance
+from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceKind
 from repodaily.paths import Globs, PathClass, check_globs
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "PathClassRules",
     "ReleaseRules",
     "RemovedDefinitionRules",
+    "SurfaceRule",
 ]
 
 
@@ -75,6 +77,10 @@ class DependencyRules(Strict):
     @cached_property
     def _not_shipped(self) -> Globs:
         return Globs(self.not_shipped)
+
+    def released(self, path: str) -> bool:
+        """A manifest file outside the website, examples, tests and tooling: its versions reach users."""
+        return not self._not_shipped.matches(path)
 
     def ships(self, path: str) -> bool:
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
@@ -187,3 +193,21 @@ class DiffRules(Strict):
 class MovesRules(Strict):
     max_lines_per_moved_file: int = Field(default=20, ge=0)
     max_lines_per_other_file: int = Field(default=4, ge=0)
+
+
+class SurfaceRule(Strict):
+    """What a class of surface changes (:class:`~repodaily.models.SurfaceChange` kinds and actions) means.
+
+    The surface is read from what the diff declares, so it is the most trusted
+    evidence: a rule votes for the rubric's type of such a change, may raise a
+    signal (``default_change``), mark the commit user-facing, and raise the
+    importance to ``min_importance``.
+    """
+
+    kinds: list[SurfaceKind] = Field(min_length=1)
+    actions: list[SurfaceAction] = Field(min_length=1)
+    type: ChangeType | None = None
+    weight: float = Field(default=0.0, ge=0)
+    signal: Literal["default_change"] | None = None
+    user_facing: bool | None = None
+    min_importance: Importance | None = None

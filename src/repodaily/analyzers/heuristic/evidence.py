@@ -52,6 +52,8 @@ class Evidence:
     # What the patch alone suggests, read only when nothing else names a type.
     fallback: dict[ChangeType, float] = field(default_factory=dict)
     fallback_reasons: dict[ChangeType, Reason] = field(default_factory=dict)
+    # Importance the surface changes ask for at least, with their cite (:mod:`.surface.weigh`).
+    floors: list[tuple[Importance, str]] = field(default_factory=list)
     sync_merge: bool = False
     ships_dependencies: bool = False  # the commit changes a manifest of the released package
 

@@ -33,6 +33,7 @@ from repodaily.analyzers.heuristic.diff_rules import (
     PathClassRules,
     ReleaseRules,
     RemovedDefinitionRules,
+    SurfaceRule,
 )
 from repodaily.analyzers.heuristic.message_rules import (
     ChangelogRules,
@@ -100,6 +101,7 @@ class RuleSet(Strict):
     changelog: ChangelogRules
     release: ReleaseRules = Field(default_factory=ReleaseRules)
     diff: DiffRules = Field(default_factory=DiffRules)
+    surface: dict[str, SurfaceRule] = Field(default_factory=dict)
     audiences: Audiences
     messages: dict[str, Messages] = Field(min_length=1)
 

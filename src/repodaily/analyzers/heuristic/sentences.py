@@ -80,6 +80,7 @@ class Messages(Strict):
     reason_major_dependency: str
     reason_dependency: str
     reason_default_change: str
+    reason_surface: str
     reason_severe: str
     reason_measured: str
     reason_revert: str

@@ -1,0 +1,47 @@
+"""The surface changes as evidence: each ``[surface]`` rule of ``rules.toml`` says what a class of them means.
+
+The surface is what the diff declares, so it is read before the message's
+words and the paths (RUBRIC.md's order of trust): a changed default is a
+behaviour change whatever the title calls it, a raised floor a build change.
+Only the first change a rule recognises is cited; the rest add nothing a
+reader needs to judge the importance.
+"""
+
+from __future__ import annotations
+
+from repodaily.analyzers.heuristic.diff_rules import SurfaceRule
+from repodaily.analyzers.heuristic.evidence import Evidence
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.models import SurfaceChange, SurfaceKind
+
+__all__ = ["weigh_surface"]
+
+
+def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
+    """Votes, signals, the user-facing flag and importance floors from the rules the surface changes match."""
+    deps = rules.dependencies
+    # A floor raised in a test's or an example's requirements constrains no user's installation.
+    relevant = [c for c in surface if c.kind != SurfaceKind.dependency_floor or deps.released(c.path)]
+    for rule in rules.surface.values():
+        change = next((c for c in relevant if _matches(rule, c)), None)
+        if change is None:
+            continue
+        cite = describe(change)
+        evidence.vote(rule.type, rule.weight, cite)
+        if rule.signal is not None:
+            evidence.signal(rule.signal, cite)
+        if rule.user_facing is not None:
+            evidence.user_facing = rule.user_facing
+        if rule.min_importance is not None:
+            evidence.floors.append((rule.min_importance, cite))
+
+
+def _matches(rule: SurfaceRule, change: SurfaceChange) -> bool:
+    return change.kind in rule.kinds and change.change in rule.actions
+
+
+def describe(change: SurfaceChange) -> str:
+    """A change as evidence cites it: its name as code, and the old and new values when both are known."""
+    name = code_span(change.name)
+    return f"{name}: {change.old} → {change.new}" if change.old and change.new else name
