@@ -246,3 +246,20 @@ def test_a_config_key_added_beside_an_unchanged_default_is_no_default_change(rep
     analysis = analyse(commit)
     assert analysis.importance != Importance.high
     assert "again" not in analysis.importance_reason
+
+
+_PYPROJECT = '[project]\nname = "engine"\ndependencies = [\n    "requests>={version}",\n]\n'
+
+
+def test_a_raised_dependency_floor_is_a_medium_build_change(repo: Repo) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert "`requests`: 2.28 → 2.31" in analysis.importance_reason
+
+
+def test_a_lowered_dependency_floor_raises_nothing(repo: Repo) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    assert analyse(commit).importance == Importance.low
