@@ -263,3 +263,22 @@ def test_a_lowered_dependency_floor_raises_nothing(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
     commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
     assert analyse(commit).importance == Importance.low
+
+
+_REGISTRY = '_MODELS = {{\n    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),\n{extra}}}\n'
+
+
+def test_a_registered_model_architecture_is_a_user_facing_feature(repo: Repo) -> None:
+    repo.change("Models", {"engine/models/registry.py": _REGISTRY.format(extra="")})
+    extra = '    "MistralForCausalLM": ("mistral", "MistralForCausalLM"),\n'
+    commit = repo.change("Tidy models", {"engine/models/registry.py": _REGISTRY.format(extra=extra)})
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.feat
+    assert analysis.flags.user_facing
+
+
+def test_a_registry_key_that_names_no_architecture_is_no_feature(repo: Repo) -> None:
+    repo.change("Models", {"engine/models/registry.py": _REGISTRY.format(extra="")})
+    extra = '    "mistral_alias": ("mistral", "LlamaForCausalLM"),\n'
+    commit = repo.change("Tidy models", {"engine/models/registry.py": _REGISTRY.format(extra=extra)})
+    assert analyse(commit).type != ChangeType.feat
