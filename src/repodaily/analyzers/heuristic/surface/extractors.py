@@ -43,6 +43,8 @@ _DEFAULT = re.compile(r"\bdefault\s*=\s*")
 
 def cli_options(side: Side) -> Iterator[Found]:
     """Options of argparse/optparse/click/typer calls, however many lines a call spans, with their defaults."""
+    if "--" not in side.text:  # every option the pattern takes is spelled `--name`: skip the scan
+        return
     for call in _CLI_CALL.finditer(side.text):
         args = balanced(side.text, call.end())
         flag = _FLAG.search(args)
@@ -114,6 +116,8 @@ _ROUTE = re.compile(
 
 def http_routes(side: Side) -> Iterator[Found]:
     """Routes a server answers, named by method and path (``POST /v1/chat``)."""
+    if "'/" not in side.text and '"/' not in side.text:  # a route is a quoted path: skip the scan
+        return
     for route in _ROUTE.finditer(side.text):
         method = (route.group("method") or "route").upper()
         yield Found(SurfaceKind.http_route, f"{method} {route.group('path')}")
@@ -130,8 +134,12 @@ _BACKEND = re.compile(
 
 def registry_entries(side: Side) -> Iterator[Found]:
     """Model architectures and backends a registry maps to their implementation."""
-    for arch in _ARCH.finditer(side.text):
-        yield Found(SurfaceKind.model_arch, arch.group("name"))
+    # Cheap substring checks first: most hunks name neither, and the patterns scan every line.
+    if "For" in side.text:
+        for arch in _ARCH.finditer(side.text):
+            yield Found(SurfaceKind.model_arch, arch.group("name"))
+    if "ackend" not in side.text:
+        return
     for backend in _BACKEND.finditer(side.text):
         yield Found(SurfaceKind.backend, backend.group("member") or backend.group("called"))
 
