@@ -53,11 +53,7 @@ class GitHubSettings(BaseModel):
         description="The REST API's base URL: GitHub Enterprise's https://HOST/api/v3, or a local test server.",
     )
     timeout_s: float = Field(default=30.0, gt=0, description="Deadline of one whole request, answer included.")
-    max_wait_s: float = Field(
-        default=60.0,
-        ge=0,
-        description="Longest total wait for GitHub's rate limits per report; a longer one fails the delivery.",
-    )
+    max_wait_s: float = Field(default=60.0, ge=0, description="Most seconds of rate-limit waits per report.")
 
     @field_validator("repository")
     @classmethod
