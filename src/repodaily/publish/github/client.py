@@ -41,6 +41,7 @@ from repodaily.errors import PublishError
 from repodaily.publish.base import PublishContext
 from repodaily.publish.github.settings import Access, GitHubSettings
 from repodaily.redact import Redactor
+from repodaily.waits import server_wait
 
 __all__ = ["API_VERSION", "GitHubClient", "GitHubError", "Reply", "RepositoryPublisher"]
 
@@ -113,12 +114,9 @@ def _refusal_wait(status: int, headers: Mapping[str, str], message: str) -> tupl
         return None
     if (reset := _reset_in(headers)) is not None:
         return "primary", reset
-    if (retry_after := headers.get("retry-after")) is not None:
-        try:
-            return "secondary", max(float(retry_after), 0.0)
-        except ValueError:
-            return "secondary", _SECONDARY_WAIT_S
-    if status == 429 or "rate limit" in message.lower():
+    if (asked := server_wait(headers, refused=True)) is not None:  # Retry-After, in seconds or as an HTTP date
+        return "secondary", asked
+    if "retry-after" in headers or status == 429 or "rate limit" in message.lower():
         return "secondary", _SECONDARY_WAIT_S
     return None  # a 403 that is about permissions
 
