@@ -826,7 +826,9 @@ def test_new_names_in_a_change_that_shrinks_the_source_are_not_a_feature() -> No
     result = judge(
         "Prepare attn metadata in ModelState", change("engine/model_state.py", text=patch, additions=2, deletions=6)
     )
-    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    # The diff mostly deletes: a clean-up, not a feature.
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+    assert "mostly deletes (6 lines removed, 2 added)" in result.importance_reason
 
 
 def test_changed_condition_with_a_new_test_is_a_fix() -> None:

@@ -282,3 +282,137 @@ def test_a_registry_key_that_names_no_architecture_is_no_feature(repo: Repo) -> 
     extra = '    "mistral_alias": ("mistral", "LlamaForCausalLM"),\n'
     commit = repo.change("Tidy models", {"engine/models/registry.py": _REGISTRY.format(extra=extra)})
     assert analyse(commit).type != ChangeType.feat
+
+
+# --------------------------------------------------------------------------- breaking changes read from the surface
+
+
+def test_a_changed_default_and_a_raised_floor_are_breaking(repo: Repo) -> None:
+    repo.change("Add retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra="")})
+    flipped = analyse(repo.change("Tune", {"engine/config/retry.py": _SETTINGS.format(policy="fail", extra="")}))
+    assert flipped.flags.breaking
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.31")}))
+    assert raised.flags.breaking
+    # Inferred from the diff, not declared by the message: the rubric's floor, not high by itself.
+    assert raised.importance == Importance.medium
+
+
+_METRICS = """from prometheus_client import Counter, Gauge
+
+
+class Metrics:
+    def __init__(self, labels):
+        self.requests = Counter("engine_requests_total", "Requests served.", labels)
+        self.queue = self._gauge_cls(
+            name="engine:queue_depth",
+            documentation="Requests waiting.",
+        )
+"""
+
+
+def test_a_removed_metric_is_a_breaking_feature_change(repo: Repo) -> None:
+    repo.change("Metrics", {"engine/metrics.py": _METRICS})
+    trimmed = _METRICS.replace(
+        '        self.queue = self._gauge_cls(\n            name="engine:queue_depth",\n'
+        '            documentation="Requests waiting.",\n        )\n',
+        "",
+    )
+    analysis = analyse(repo.change("Tidy metrics", {"engine/metrics.py": trimmed}))
+    assert ("metric", "removed", "engine:queue_depth", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+    assert analysis.flags.breaking
+    assert "engine_requests_total" not in {c.name for c in analysis.surface}
+
+
+def test_a_counter_of_characters_is_no_metric(repo: Repo) -> None:
+    commit = repo.change("Count", {"engine/stats.py": 'from collections import Counter\n\nLETTERS = Counter("abc")\n'})
+    assert not [c for c in analyse(commit).surface if c.kind == "metric"]
+
+
+_SHIM = """import warnings
+
+
+def __getattr__(name):
+    if name == "load":
+        from engine.io import load
+
+        warnings.warn(
+            "`engine.compat.load` "
+            "has been moved to `engine.io.load`. "
+            "The old name will be removed in a future version.",
+            DeprecationWarning,
+        )
+        return load
+    raise AttributeError(name)
+"""
+
+
+def test_a_deprecated_shim_removed_ends_the_transition(repo: Repo) -> None:
+    repo.change("Move load", {"engine/compat.py": _SHIM, "engine/io.py": "def load(path):\n    return path\n"})
+    analysis = analyse(repo.change("Tidy compat", {}, removed=("engine/compat.py",)))
+    assert ("removal", "removed", "engine.compat.load", None, None, "engine.io.load") in surface(analysis)
+    assert analysis.type == ChangeType.feat
+    assert analysis.flags.breaking
+
+
+_REQUIREMENTS = "numpy>=1.26\nray[cgraph]>=2.48.0\n"
+
+
+def test_a_dependency_dropped_from_the_install_while_still_imported_breaks(repo: Repo) -> None:
+    repo.change("Requirements", {"requirements/runtime.txt": _REQUIREMENTS})
+    analysis = analyse(repo.change("Slim the install", {"requirements/runtime.txt": "numpy>=1.26\n"}))
+    assert ("dependency", "removed", "ray", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.high)
+    assert analysis.flags.breaking
+
+
+def test_a_dependency_dropped_with_the_code_that_imported_it_is_no_break(repo: Repo) -> None:
+    code = "import ray\n\n\ndef start():\n    return ray.init()\n"
+    repo.change("Requirements", {"requirements/runtime.txt": _REQUIREMENTS, "engine/cluster.py": code})
+    rewritten = "def start():\n    return None\n"
+    commit = repo.change("Drop ray", {"requirements/runtime.txt": "numpy>=1.26\n", "engine/cluster.py": rewritten})
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == "dependency"]
+    assert not analysis.flags.breaking
+
+
+def test_a_requirement_moved_between_manifests_is_no_change(repo: Repo) -> None:
+    repo.change("Requirements", {"requirements/runtime.txt": _REQUIREMENTS, "requirements/extra.txt": "\n"})
+    commit = repo.change(
+        "Optional ray",
+        {"requirements/runtime.txt": "numpy>=1.26\n", "requirements/extra.txt": "ray[cgraph]>=2.48.0\n"},
+    )
+    assert not [c for c in analyse(commit).surface if c.kind == "dependency"]
+
+
+def test_a_new_platform_is_a_high_feature(repo: Repo) -> None:
+    base = "class Platform:\n    name = 'base'\n"
+    repo.change("Platforms", {"engine/platforms/interface.py": base})
+    platform = (
+        "from engine.platforms.interface import Platform\n\n\nclass RiscvPlatform(Platform):\n    name = 'riscv'\n"
+    )
+    analysis = analyse(repo.change("In-tree support", {"engine/platforms/riscv.py": platform}))
+    assert ("platform", "added", "RiscvPlatform", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.high)
+
+
+# --------------------------------------------------------------------------- the diff's shape when nothing names a type
+
+
+def test_a_small_edit_of_existing_code_is_a_medium_fix(repo: Repo) -> None:
+    code = "def offset(k, start):\n    limit = start + k  # clamp?\n    return limit\n"
+    repo.change("Offsets", {"engine/offsets.py": code})
+    commit = repo.change(
+        "small adjustment to offset", {"engine/offsets.py": code.replace("start + k", "min(k, start)")}
+    )
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
+    assert "small edit to existing code in `engine/offsets.py`" in analysis.importance_reason
+
+
+def test_a_comment_only_edit_has_no_shape(repo: Repo) -> None:
+    code = "def offset(k, start):\n    # the start\n    return start + k\n"
+    repo.change("Offsets", {"engine/offsets.py": code})
+    commit = repo.change("wording", {"engine/offsets.py": code.replace("# the start", "# where it starts")})
+    assert analyse(commit).type != ChangeType.fix

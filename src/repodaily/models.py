@@ -337,10 +337,13 @@ class SurfaceKind(StrEnum):
     env_var = "env_var"
     config_key = "config_key"
     http_route = "http_route"
+    metric = "metric"
     model_arch = "model_arch"
     backend = "backend"
+    platform = "platform"
     public_api = "public_api"
     dependency_floor = "dependency_floor"
+    dependency = "dependency"
     deprecation = "deprecation"
     removal = "removal"
 

@@ -102,7 +102,7 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     # Rubric: security is high "unless it only touches tests/docs"; CI is no more a release than those.
     only_prose = primary in (ChangeType.test, ChangeType.docs, ChangeType.ci)
     security = "security" in evidence.signals
-    explicit_break = evidence.signals.get("breaking") in ("bang", "footer", "definitions")
+    explicit_break = evidence.inferred_break or evidence.signals.get("breaking") in ("bang", "footer", "definitions")
     # Docs or tests that mention a break do not make one; an explicit marker or a removed definition does.
     breaking = "breaking" in evidence.signals and (
         explicit_break or basis != "paths" or ChangeType.build in facts.only_types
@@ -169,7 +169,7 @@ def _breaking_level(evidence: Evidence, user_facing: bool) -> Importance:
     no user runs, is capped by the message (a deprecation keeps working through its transition
     period), or is only inferred from the diff (a removed definition) without the message declaring it.
     """
-    declared = evidence.signals["breaking"] != "definitions"
+    declared = evidence.signals["breaking"] != "definitions" and not evidence.inferred_break
     if declared and user_facing and not evidence.narrow and not evidence.caps:
         return Importance.high
     return Importance.medium

@@ -149,7 +149,11 @@ class DiffRules(Strict):
     name the commit also removes was moved, not added, and names count only when
     the source grows by ``new_names_min_growth`` added lines per removed one. ``conditions`` find
     control-flow lines; a commit that changes them (removed and added) and adds
-    a test (``test_definitions``) corrects behaviour.
+    a test (``test_definitions``) corrects behaviour. When none of that holds,
+    the shape decides: a source change that mostly deletes (``deletion_ratio``
+    removed lines per added one, at least ``deletion_min_lines``) cleans up, a
+    small edit of existing lines (at most ``edit_max_lines`` changed, some
+    removed) adjusts behaviour.
     """
 
     new_names: list[str] = Field(default_factory=list)
@@ -160,6 +164,12 @@ class DiffRules(Strict):
     test_definitions: list[str] = Field(default_factory=list)
     condition_type: ChangeType = ChangeType.fix
     condition_weight: float = Field(default=1.0, ge=0)
+    deletion_type: ChangeType = ChangeType.refactor
+    deletion_ratio: float = Field(default=3.0, ge=1)
+    deletion_min_lines: int = Field(default=5, ge=1)
+    edit_type: ChangeType = ChangeType.fix
+    edit_max_lines: int = Field(default=40, ge=1)
+    shape_weight: float = Field(default=0.5, ge=0)
 
     @field_validator("new_names")
     @classmethod
@@ -200,8 +210,10 @@ class SurfaceRule(Strict):
 
     The surface is read from what the diff declares, so it is the most trusted
     evidence: a rule votes for the rubric's type of such a change, may raise a
-    signal (``default_change``), mark the commit user-facing, and raise the
-    importance to ``min_importance``.
+    signal (``default_change``), mark the commit breaking (RUBRIC.md: public
+    surface removed or renamed, a default changed, a deprecation ending in an
+    error, a floor raised) and user-facing, and raise the importance to
+    ``min_importance``.
     """
 
     kinds: list[SurfaceKind] = Field(min_length=1)
@@ -209,5 +221,6 @@ class SurfaceRule(Strict):
     type: ChangeType | None = None
     weight: float = Field(default=0.0, ge=0)
     signal: Literal["default_change"] | None = None
+    breaking: bool = False
     user_facing: bool | None = None
     min_importance: Importance | None = None

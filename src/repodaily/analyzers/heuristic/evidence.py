@@ -54,6 +54,8 @@ class Evidence:
     fallback_reasons: dict[ChangeType, Reason] = field(default_factory=dict)
     # Importance the surface changes ask for at least, with their cite (:mod:`.surface.weigh`).
     floors: list[tuple[Importance, str]] = field(default_factory=list)
+    # The break is read from the diff's surface, not declared by the message: at least medium, not high by itself.
+    inferred_break: bool = False
     sync_merge: bool = False
     ships_dependencies: bool = False  # the commit changes a manifest of the released package
 

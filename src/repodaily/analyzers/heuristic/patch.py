@@ -16,17 +16,17 @@ from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, ContextFile
 
-__all__ = ["read_diff", "read_patch_fallback", "version_changes"]
+__all__ = ["read_diff", "read_patch_fallback", "signed_lines", "version_changes"]
 
 
 def _patch_lines(file: ContextFile, sign: str) -> tuple[str, ...]:
-    return _signed_lines(file.text, sign)
+    return signed_lines(file.text, sign)
 
 
 # The rules ask for a file's added or removed lines once per rule: split each patch once. A few
 # entries suffice (the rules read one commit at a time) and keep big patches from staying alive.
 @functools.lru_cache(maxsize=32)
-def _signed_lines(text: str, sign: str) -> tuple[str, ...]:
+def signed_lines(text: str, sign: str) -> tuple[str, ...]:
     """The lines of a patch that ``sign`` (``+`` or ``-``) begins, without the file header's ``+++``/``---``."""
     return tuple(line for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
 
@@ -146,3 +146,35 @@ def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> Non
         weight = max(diff.condition_weight, evidence.fallback.get(diff.condition_type, 0.0))
         evidence.fallback[diff.condition_type] = weight
         evidence.fallback_reasons[diff.condition_type] = ("reason_diff_fix", {"path": changed[0].path})
+    if not evidence.fallback and not evidence.changelog and not evidence.sync_merge:
+        _read_shape(evidence, source, rules)
+
+
+#: How a line that holds no code starts: a comment, a docstring's quotes.
+_COMMENT = ("#", "//", "/*", "*", '"' * 3, "'" * 3, "--")
+
+
+def _code_lines(files: list[ContextFile], sign: str) -> int:
+    """The patch lines of ``files`` that ``sign`` begins and that hold code, not a comment or a blank."""
+    return sum(
+        1
+        for file in files
+        for line in signed_lines(file.text, sign)
+        if (code := line[1:].strip()) and not code.startswith(_COMMENT)
+    )
+
+
+def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -> None:
+    """The diff's shape when nothing names a type: a net deletion cleans up, a small edit of existing code adjusts.
+
+    Only the code lines the patches show count: a change whose patch is absent has no shape to read.
+    """
+    diff = rules.diff
+    added, deleted = _code_lines(source, "+"), _code_lines(source, "-")
+    if deleted >= diff.deletion_min_lines and deleted >= diff.deletion_ratio * added:
+        reason = ("reason_diff_deletion", {"deletions": deleted, "additions": added})
+        evidence.fallback[diff.deletion_type] = diff.shape_weight
+        evidence.fallback_reasons[diff.deletion_type] = reason
+    elif deleted > 0 and added + deleted <= diff.edit_max_lines:
+        evidence.fallback[diff.edit_type] = diff.shape_weight
+        evidence.fallback_reasons[diff.edit_type] = ("reason_diff_edit", {"path": source[0].path})

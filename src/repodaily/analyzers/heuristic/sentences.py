@@ -94,6 +94,8 @@ class Messages(Strict):
     reason_source_no_evidence: str
     reason_diff_names: str
     reason_diff_fix: str
+    reason_diff_deletion: str
+    reason_diff_edit: str
     reason_changelog: str
     reason_release: str
     reason_sync_merge: str

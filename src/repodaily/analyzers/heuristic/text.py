@@ -145,12 +145,13 @@ class Writer:
         majors = [c for c in evidence.dependencies if c.major]
         if judgement.breaking and evidence.removed_names:
             pick = ("breaking", "rec_breaking_names", {"names": self._names(evidence.removed_names)})
+        elif majors:
+            # A raised framework floor breaks installations, and says what to upgrade.
+            pick = ("major_dependency", "rec_major_dependency", {"changes": self._dependencies(majors)})
         elif judgement.breaking:
             pick = ("breaking", "rec_breaking", {"quoted": self.quote(title.shown)})
         elif judgement.security:
             pick = ("security", "rec_security", {})
-        elif majors:
-            pick = ("major_dependency", "rec_major_dependency", {"changes": self._dependencies(majors)})
         elif any(key == "reason_default_change" for key, _ in judgement.reasons):
             pick = ("default_change", "rec_default_change", {})
         elif judgement.type == ChangeType.revert:

@@ -10,7 +10,8 @@ declaration that only moves (to another hunk or file) is no change:
 - on both sides with other values: ``default_changed``;
 - a deprecation that starts warning is ``deprecated``, one that starts raising
   ``now_raises``, one whose warning goes with nothing left a ``removal``;
-- a dependency version raised in a manifest: ``raised_floor``.
+- a dependency version raised in a manifest: ``raised_floor``; a dependency the
+  manifests add or drop (:mod:`.dependencies`): ``added`` or ``removed``.
 
 Only source files are read for declarations (tests, docs and CI declare nothing
 users rely on), and only the manifests of the build class for floors.
@@ -22,11 +23,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.files import Files
-from repodaily.analyzers.heuristic.patch import version_changes
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
 from repodaily.analyzers.heuristic.surface.sides import sides
-from repodaily.models import ChangeType, SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["read_surface"]
 
@@ -47,36 +48,23 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
     """What the commit changes of the project's surface, most telling kinds first."""
     before: dict[tuple[SurfaceKind, str], list[_Seen]] = defaultdict(list)
     after: dict[tuple[SurfaceKind, str], list[_Seen]] = defaultdict(list)
-    changes: list[SurfaceChange] = []
+    manifests: list[ContextFile] = []
+    source: list[ContextFile] = []
     for file, name in zip(facts.files, facts.classes, strict=True):
         kind = rules.path_rules(name).type
         if kind == ChangeType.build:
-            changes += [
-                SurfaceChange(
-                    kind=SurfaceKind.dependency_floor,
-                    name=dep,
-                    change=SurfaceAction.raised_floor,
-                    old=old,
-                    new=new,
-                    path=file.path,
-                )
-                for dep, old, new in version_changes(file, rules).values()
-                if _numbers(new) > _numbers(old)
-            ]
+            manifests.append(file)
         if kind is not None:
             continue
+        source.append(file)
         for side in sides(file.path, file.text):
             seen = before if side.before else after
             for extract in EXTRACTORS:
                 for found in extract(side):
                     seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
-    changes += _compare(before, after)
+    changes = dependency_changes(manifests, source, rules) + _compare(before, after)
     order = list(SurfaceKind)
     return sorted(changes, key=lambda c: (order.index(c.kind), c.name))[:MAX_CHANGES]
-
-
-def _numbers(version: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
 def _compare(

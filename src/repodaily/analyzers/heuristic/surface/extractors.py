@@ -123,25 +123,53 @@ def http_routes(side: Side) -> Iterator[Found]:
         yield Found(SurfaceKind.http_route, f"{method} {route.group('path')}")
 
 
-# Registries: Hugging Face architecture names as keys (`"LlamaForCausalLM": ...`), backend enum members and calls.
+# Registries: Hugging Face architecture names as keys (`"LlamaForCausalLM": ...`), backend enum members and calls,
+# and the hardware platforms a project runs on: a class subclassing its `Platform` base (`class XpuPlatform(Platform)`).
 _ARCH = re.compile(r"""^\s*["'](?P<name>[A-Z]\w*For[A-Z]\w+)["']\s*:""", re.M)
 _BACKEND = re.compile(
     r"""^\s*(?P<member>[A-Z][A-Z0-9_]+)\s*=\s*["'][\w.]*Backend["']|"""
     r"""register_\w*backend\w*\s*\(\s*["'](?P<called>[\w.-]+)["']""",
     re.M,
 )
+_PLATFORM = re.compile(r"^class\s+(?P<name>\w+)\(\s*(?:\w+\.)*\w*Platform(?:Base)?\s*[,)]", re.M)
 
 
 def registry_entries(side: Side) -> Iterator[Found]:
-    """Model architectures and backends a registry maps to their implementation."""
+    """Model architectures and backends a registry maps to their implementation, and platforms defined."""
     # Cheap substring checks first: most hunks name neither, and the patterns scan every line.
     if "For" in side.text:
         for arch in _ARCH.finditer(side.text):
             yield Found(SurfaceKind.model_arch, arch.group("name"))
+    if "Platform" in side.text:
+        for platform in _PLATFORM.finditer(side.text):
+            yield Found(SurfaceKind.platform, platform.group("name"))
     if "ackend" not in side.text:
         return
     for backend in _BACKEND.finditer(side.text):
         yield Found(SurfaceKind.backend, backend.group("member") or backend.group("called"))
+
+
+# Metrics a program exports: Prometheus client constructors (`Counter("x_total", ...)`, `Gauge(name="x")`,
+# a wrapper such as `self._counter_cls(name=...)`), OpenTelemetry's `create_counter("x")` and the Rust
+# `register_counter!("x", ...)` macros. Dashboards and alerts query them by name.
+_METRIC_CALL = re.compile(
+    r"(?:\b(?:Counter|Gauge|Histogram|Summary)|_(?:counter|gauge|histogram)_cls|"
+    r"\bcreate_(?:counter|gauge|histogram|up_down_counter)|\bregister_\w*(?:counter|gauge|histogram)\w*!)\s*\("
+)
+_METRIC_NAME = re.compile(r"""^\s*(?:name\s*=\s*)?["'](?P<name>[a-zA-Z_:][\w:.]*)["']""")
+_METRIC_KEYWORD = re.compile(r"""\bname\s*=\s*["'](?P<name>[a-zA-Z_:][\w:.]*)["']""")
+
+
+def metrics(side: Side) -> Iterator[Found]:
+    """Metrics registered by name, read from the constructor call's first argument or its ``name=``."""
+    if not any(word in side.text for word in ("ounter", "auge", "istogram", "Summary")):
+        return
+    for call in _METRIC_CALL.finditer(side.text):
+        args = balanced(side.text, call.end())
+        named = _METRIC_NAME.match(args) or _METRIC_KEYWORD.search(args)
+        # A metric name has a namespace or a unit; a bare word is a label, a key or a file name.
+        if named is not None and ("_" in named.group("name") or ":" in named.group("name")):
+            yield Found(SurfaceKind.metric, named.group("name"))
 
 
 # Top-level public definitions in Python, Rust, JavaScript/TypeScript and Go.
@@ -167,15 +195,17 @@ def public_api(side: Side) -> Iterator[Found]:
             yield Found(SurfaceKind.public_api, name)
 
 
-# Deprecations: a warning or an error whose message says "deprecated", the thing it names, and what replaces it.
-_DEPRECAT = re.compile(r"deprecat", re.I)
+# Deprecations: a warning or an error whose message says "deprecated" (or that the thing "will be removed" or
+# "has been moved to" another place), the thing it names, and what replaces it.
+_DEPRECAT = re.compile(r"deprecat|\bwill be removed\b|\b(?:has|have) been (?:moved|renamed) to\b", re.I)
 _WARNS = re.compile(r"warn|DeprecationWarning|deprecated\s*\(", re.I)
 _RAISES = re.compile(r"\braise\b|\bthrow\b|Error\s*\(|panic!")
 _SUBJECT = re.compile(
-    r"""(--[A-Za-z0-9][\w-]*)|`([^`\s]+)`|["']([A-Za-z_][\w.-]*)["']|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"""
+    r"""(--[A-Za-z0-9][\w-]*)|`([^`\s]+)`|["']([A-Za-z_][\w.-]*)["']|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|"""
+    r"""\b([A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+)(?!\.?\w|\s*\()"""
 )
 _REPLACEMENT = re.compile(
-    r"""(?:\buse|in favou?r of|replaced by|switch to|migrate to)\s+(?:the\s+)?"""
+    r"""(?:\buse|in favou?r of|replaced by|switch to|migrate to|moved to|renamed to)\s+(?:the\s+)?"""
     r"""[`'"]?(?P<name>--?[\w.-]+|[A-Za-z_][\w.]*)""",
     re.I,
 )
@@ -183,7 +213,11 @@ _WINDOW = 2
 
 
 def deprecations(side: Side) -> Iterator[Found]:
-    """Deprecation messages: ``warns`` or ``raises``, with the name they deprecate and the replacement they name."""
+    """Deprecation messages: ``warns`` or ``raises``, with the name they deprecate and the replacement they name.
+
+    The name is looked for on the message's line, then below it, then above it (a message
+    split over several string literals), and is never the replacement the message names.
+    """
     lines = side.text.splitlines()
     for index, line in enumerate(lines):
         if not _DEPRECAT.search(line):
@@ -192,15 +226,19 @@ def deprecations(side: Side) -> Iterator[Found]:
         raises = _RAISES.search(window) is not None
         if not raises and not _WARNS.search(window):
             continue
-        subject = next((m for m in _SUBJECT.finditer(line) if not _DEPRECAT.search(m.group(0))), None)
-        if subject is None:
-            continue
-        name = next(group for group in subject.groups() if group)
         replacement = _REPLACEMENT.search(window)
         instead = replacement.group("name").rstrip(".") if replacement else None
-        yield Found(
-            SurfaceKind.deprecation, name, "raises" if raises else "warns", instead if instead != name else None
-        )
+        nearby = [line, *lines[index + 1 : index + _WINDOW + 1], *reversed(lines[max(0, index - _WINDOW) : index])]
+        name = next((name for text in nearby for name in _subjects(text) if name != instead), None)
+        if name is not None:
+            yield Found(SurfaceKind.deprecation, name, "raises" if raises else "warns", instead)
+
+
+def _subjects(text: str) -> Iterator[str]:
+    """The names a line of a deprecation message quotes, the word "deprecated" itself aside."""
+    for match in _SUBJECT.finditer(text):
+        if not _DEPRECAT.search(match.group(0)):
+            yield next(group for group in match.groups() if group)
 
 
 #: Every extractor of source files; dependency floors are read from manifests apart (:mod:`.floors`).
@@ -209,6 +247,7 @@ EXTRACTORS: tuple[Callable[[Side], Iterator[Found]], ...] = (
     env_vars,
     config_keys,
     http_routes,
+    metrics,
     registry_entries,
     public_api,
     deprecations,

@@ -17,12 +17,14 @@ from repodaily.models import SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
 
+_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
+
 
 def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
     """Votes, signals, the user-facing flag and importance floors from the rules the surface changes match."""
     deps = rules.dependencies
     # A floor raised in a test's or an example's requirements constrains no user's installation.
-    relevant = [c for c in surface if c.kind != SurfaceKind.dependency_floor or deps.released(c.path)]
+    relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or deps.released(c.path)]
     for rule in rules.surface.values():
         change = next((c for c in relevant if _matches(rule, c)), None)
         if change is None:
@@ -31,6 +33,10 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
         evidence.vote(rule.type, rule.weight, cite)
         if rule.signal is not None:
             evidence.signal(rule.signal, cite)
+        if rule.breaking and "breaking" not in evidence.signals:
+            # Inferred from the diff, not declared: the rubric's floor (medium) unless other evidence raises it.
+            evidence.signal("breaking", cite)
+            evidence.inferred_break = True
         if rule.user_facing is not None:
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
