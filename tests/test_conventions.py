@@ -12,6 +12,7 @@ from registered import analyzer_plugin
 
 from repodaily.analyzers import Analyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, available_conventions, load_conventions
+from repodaily.analyzers.heuristic.conventions import preset_for
 from repodaily.config import Config, load_config
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import AnalysisError, ConfigError
@@ -51,12 +52,14 @@ def kernel_repo(tmp_path: Path) -> Path:
     return builder.path
 
 
-def _config(tmp_path: Path, repo: Path, conventions_line: str = "", analyzer: str = "heuristic") -> Config:
+def _config(
+    tmp_path: Path, repo: Path, conventions_line: str = "", analyzer: str = "heuristic", name: str = "acme/engine"
+) -> Config:
     path = tmp_path / "repodaily.toml"
     path.write_text(
         f'cache_dir = "{tmp_path / "cache"}"\n'
         f'[analyzer]\nname = "{analyzer}"\n'
-        f'[[repos]]\nname = "acme/engine"\npath = "{repo}"\n{conventions_line}\n',
+        f'[[repos]]\nname = "{name}"\npath = "{repo}"\n{conventions_line}\n',
         encoding="utf-8",
     )
     return load_config(path, environ={})
@@ -178,6 +181,31 @@ def test_fingerprint_differs_with_and_without_conventions(tmp_path: Path, kernel
     # Each fingerprint has its own cache entry: the second report analysed afresh.
     assert (default.run.cached, taught.run.cached) == (0, 0)
     assert _report(_config(tmp_path, kernel_repo, 'conventions = "vllm"')).run.cached == 1
+
+
+def test_a_preset_applies_to_the_repository_it_declares(tmp_path: Path, kernel_repo: Path) -> None:
+    assert preset_for("vllm-project/vllm") == preset_for("vLLM-Project/vLLM") == "vllm"
+    assert preset_for("acme/engine") is None
+    declared = _analysis(_report(_config(tmp_path, kernel_repo, name="vllm-project/vllm")))
+    assert declared.importance == Importance.medium  # the preset's core paths apply unasked
+    assert "csrc/attention.cu" in declared.importance_reason
+
+
+def test_other_conventions_or_an_empty_table_replace_the_declared_preset(tmp_path: Path, kernel_repo: Path) -> None:
+    none = _analysis(_report(_config(tmp_path, kernel_repo, "conventions = {}", name="vllm-project/vllm")))
+    assert none.importance == Importance.low
+    own = 'conventions = { paths = { core = { globs = ["docs/**"] } } }'
+    other = _analysis(_report(_config(tmp_path, kernel_repo, own, name="vllm-project/vllm")))
+    assert other.importance == Importance.low
+
+
+def test_a_conventions_file_may_declare_its_repositories(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('repositories = ["acme/engine"]\n' + CORE_CONVENTIONS, encoding="utf-8")
+    assert "repositories" not in load_conventions(str(path))
+    path.write_text('repositories = "acme/engine"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="repositories: expected a list"):
+        load_conventions(str(path))
 
 
 def test_fingerprint_follows_the_merged_rules() -> None:

@@ -235,7 +235,9 @@ class Pipeline:
     def analyzers_for(self, repo: str, conventions: str | dict[str, Any] | None = None) -> tuple[Analyzer, Analyzer]:
         """The analyzer and the fallback for ``repo``, shaped by its conventions.
 
-        ``conventions`` defaults to those of the configured repository named ``repo``.
+        ``conventions`` defaults to those of the configured repository named ``repo``,
+        else to the shipped preset an analyzer declares for ``repo`` (an empty table
+        opts out of it).
         One pair is made per distinct conventions, so repositories with the same
         share it, and both analyzers of a pair follow them (they fingerprint, and
         cache, apart from a repository's without). An analyzer passed to the
@@ -244,6 +246,8 @@ class Pipeline:
         """
         if conventions is None:
             conventions = next((r.conventions for r in self.config.repos if r.name == repo), None)
+        if conventions is None:
+            conventions = _declared_preset(repo)
         key = json.dumps(conventions, sort_keys=True, default=str)
         if key not in self._pairs:
             self._pairs[key] = self._pair(conventions)
@@ -555,3 +559,11 @@ class Pipeline:
             },
         )
         return summary
+
+
+def _declared_preset(repo: str) -> str | None:
+    """The shipped conventions preset an analyzer plugin declares for ``repo``, if any."""
+    for spec in registry().specs("analyzer").values():
+        if spec.preset is not None and (name := spec.preset(repo)) is not None:
+            return name
+    return None

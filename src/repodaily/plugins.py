@@ -72,6 +72,8 @@ class PluginSpec:
       it; the ready analyzer of highest ``rank`` is picked;
     - ``conventions(value)``: for analyzers, reads a repository's ``conventions``
       into a table, raising :class:`~repodaily.errors.ConfigError` when it is wrong;
+    - ``preset(repo)``: for analyzers, the shipped conventions that declare the
+      repository ``repo`` (``owner/name``), applied when it sets none of its own;
     - ``locate(location)``: for sources, the settings table that a location given on
       the command line (``repodaily report PATH_OR_URL``) means.
     """
@@ -85,6 +87,7 @@ class PluginSpec:
     ready: Callable[[Any], bool] | None = None
     rank: int = 0
     conventions: Callable[[Any], dict[str, Any]] | None = None
+    preset: Callable[[str], str | None] | None = None
     locate: Callable[[str], dict[str, Any]] | None = None
 
 

@@ -8,6 +8,8 @@ the configuration loads.
 
 from __future__ import annotations
 
+import copy
+import functools
 import tomllib
 from collections.abc import Mapping
 from importlib import resources
@@ -18,15 +20,37 @@ from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.errors import ConfigError
 from repodaily.tables import read_toml
 
-__all__ = ["available_conventions", "load_conventions"]
+__all__ = ["available_conventions", "load_conventions", "preset_for"]
 
 PRESETS_DIR = "presets"
+#: The key of a conventions table that names the repositories it was written for (``owner/name``).
+DECLARES = "repositories"
 
 
 def available_conventions() -> list[str]:
     """Names of the shipped conventions presets, e.g. ``["vllm"]``."""
     folder = resources.files("repodaily.analyzers.heuristic").joinpath(PRESETS_DIR)
     return sorted(entry.name.removesuffix(".toml") for entry in folder.iterdir() if entry.name.endswith(".toml"))
+
+
+def preset_for(repo: str) -> str | None:
+    """The shipped preset whose ``repositories`` list ``repo`` (``owner/name``, any case), if one does.
+
+    A preset describes one project's conventions; it applies to that project
+    unless its configuration names other conventions.
+    """
+    wanted = repo.lower()
+    for name in available_conventions():
+        declared = _preset_table(name).get(DECLARES, [])
+        if wanted in (str(entry).lower() for entry in declared):
+            return name
+    return None
+
+
+@functools.cache
+def _preset_table(name: str) -> dict[str, Any]:
+    path = f"{PRESETS_DIR}/{name}.toml"
+    return tomllib.loads(resources.files("repodaily.analyzers.heuristic").joinpath(path).read_text(encoding="utf-8"))
 
 
 def load_conventions(spec: str | Mapping[str, Any]) -> dict[str, Any]:
@@ -39,6 +63,9 @@ def load_conventions(spec: str | Mapping[str, Any]) -> dict[str, Any]:
     naming the preset, file or inline table and the key, before any commit is read.
     """
     table, source = _conventions_table(spec)
+    declared = table.pop(DECLARES, [])
+    if not isinstance(declared, list) or not all(isinstance(entry, str) for entry in declared):
+        raise ConfigError(f"{source}: {DECLARES}: expected a list of owner/name strings")
     RuleSet.load(table, source=source)
     return table
 
@@ -48,9 +75,7 @@ def _conventions_table(spec: str | Mapping[str, Any]) -> tuple[dict[str, Any], s
         return dict(spec), "inline conventions"
     presets = available_conventions()
     if spec in presets:
-        path = f"{PRESETS_DIR}/{spec}.toml"
-        text = resources.files("repodaily.analyzers.heuristic").joinpath(path).read_text(encoding="utf-8")
-        return tomllib.loads(text), f"conventions preset {spec!r} ({path})"
+        return copy.deepcopy(_preset_table(spec)), f"conventions preset {spec!r} ({PRESETS_DIR}/{spec}.toml)"
     if "/" not in spec and "\\" not in spec and not spec.endswith(".toml"):
         known = ", ".join(presets) or "none"
         raise ConfigError(f"unknown conventions preset {spec!r} (shipped: {known}; or give a path to a .toml file)")
