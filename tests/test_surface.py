@@ -416,3 +416,12 @@ def test_a_comment_only_edit_has_no_shape(repo: Repo) -> None:
     repo.change("Offsets", {"engine/offsets.py": code})
     commit = repo.change("wording", {"engine/offsets.py": code.replace("# the start", "# where it starts")})
     assert analyse(commit).type != ChangeType.fix
+
+
+def test_the_rules_a_commit_fires_are_named(repo: Repo) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    commit = repo.change("[Build] Fix the wheel", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    analyzer = HeuristicAnalyzer(language="en")
+    fired = analyzer.read(heuristic_input(commit, analyzer)).evidence.fired
+    assert {"tags.build", "patterns.fix_verb", "surface.raised_floor", "paths.build"} <= fired
+    assert not any(rule.startswith("surface.removed") for rule in fired)

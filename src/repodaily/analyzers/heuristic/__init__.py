@@ -19,6 +19,7 @@ One module a step, each importing only the ones before it: ``base``,
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from repodaily.analyzers.base import Analyzer
@@ -26,19 +27,19 @@ from repodaily.analyzers.heuristic.changelog import read_changelog
 from repodaily.analyzers.heuristic.conventions import available_conventions, load_conventions
 from repodaily.analyzers.heuristic.decide import is_release, judge
 from repodaily.analyzers.heuristic.evidence import Evidence, read_message
-from repodaily.analyzers.heuristic.files import impact_scope, read_files
+from repodaily.analyzers.heuristic.files import Files, impact_scope, read_files
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
-from repodaily.analyzers.heuristic.title import effective_message, parse_title
+from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.errors import ConfigError
-from repodaily.models import Analysis, AnalysisInput, Flags, Provenance, Verdict
+from repodaily.models import Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
 from repodaily.paths import PathTable
 
-__all__ = ["HeuristicAnalyzer", "RuleSet", "available_conventions", "load_conventions"]
+__all__ = ["HeuristicAnalyzer", "Reading", "RuleSet", "available_conventions", "load_conventions"]
 
 
 class HeuristicAnalyzer(Analyzer):
@@ -85,17 +86,17 @@ class HeuristicAnalyzer(Analyzer):
     async def analyze(self, item: AnalysisInput) -> Analysis:
         return self.analyze_sync(item)
 
-    def analyze_sync(self, item: AnalysisInput) -> Analysis:
-        """Judge one commit; pure CPU work on the input alone.
+    def read(self, item: AnalysisInput) -> Reading:
+        """Everything the rules find in one commit, before any judgement.
 
-        Every field is written; :meth:`Analysis.of` keeps those the importance shows.
+        :meth:`analyze_sync` judges from it; measuring how often each rule fires
+        over a history (``bench/rule_rates.py``) reads its ``evidence.fired``.
         """
-        writer = self._writer
-        quote = writer.m.quote
         message = effective_message(item, self.rules)
         title = parse_title(message.title, self.rules, bare=message.sync_merge)
         facts = read_files(item.files, self.rules)
         surface = read_surface(facts, self.rules)
+        quote = self._writer.m.quote
         # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
         evidence = (
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
@@ -107,7 +108,18 @@ class HeuristicAnalyzer(Analyzer):
             read_changelog(evidence, facts, self.rules, quote)
         if not evidence.votes:
             read_patch_fallback(evidence, facts, self.rules)
-        judgement = judge(title, evidence, facts, self.rules, quote)
+        evidence.fired.update(f"paths.{name}" for name in set(facts.classes))
+        return Reading(message.body, title, facts, surface, evidence)
+
+    def analyze_sync(self, item: AnalysisInput) -> Analysis:
+        """Judge one commit; pure CPU work on the input alone.
+
+        Every field is written; :meth:`Analysis.of` keeps those the importance shows.
+        """
+        writer = self._writer
+        reading = self.read(item)
+        title, facts, evidence = reading.title, reading.facts, reading.evidence
+        judgement = judge(title, evidence, facts, self.rules, writer.m.quote)
         scope = impact_scope(item.files, moves_first=facts.pure_move)
         insights, risks = writer.insights_and_risks(judgement, evidence)
         verdict = Verdict(
@@ -116,11 +128,22 @@ class HeuristicAnalyzer(Analyzer):
             importance=judgement.importance,
             importance_reason=writer.reason(judgement, evidence),
             flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
-            summary=writer.summary(item, message.body, evidence),
+            summary=writer.summary(item, reading.body, evidence),
             one_line=writer.one_line(item, title, facts, scope),
             impact_scope=scope,
             insights=insights,
             risks=risks,
             recommendations=[writer.recommendation(judgement, evidence, title, scope)],
         )
-        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), surface)
+        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), reading.surface)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the rules read of one commit: its body, parsed title, files, surface changes and evidence."""
+
+    body: str
+    title: Title
+    facts: Files
+    surface: list[SurfaceChange]
+    evidence: Evidence

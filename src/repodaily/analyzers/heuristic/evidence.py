@@ -56,6 +56,8 @@ class Evidence:
     floors: list[tuple[Importance, str]] = field(default_factory=list)
     # The break is read from the diff's surface, not declared by the message: at least medium, not high by itself.
     inferred_break: bool = False
+    # The rules that matched (`tags.bugfix`, `patterns.severe`, `surface.raised_floor`), for measuring them.
+    fired: set[str] = field(default_factory=set)
     sync_merge: bool = False
     ships_dependencies: bool = False  # the commit changes a manifest of the released package
 
@@ -80,7 +82,10 @@ class Evidence:
         return bool(self.votes or self.signals or self.caps)
 
 
-def _apply_tag(evidence: Evidence, rule: TagRule, tag: str, cite: str, *, may_flag_security: bool = True) -> None:
+def _apply_tag(
+    evidence: Evidence, rules: RuleSet, rule: TagRule, tag: str, cite: str, *, may_flag_security: bool = True
+) -> None:
+    evidence.fired.add(f"tags.{rules.tag_name(rule)}")
     evidence.vote(rule.type, rule.weight, cite)
     if rule.narrow:
         evidence.signal("narrow", tag)
@@ -97,7 +102,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
     evidence = Evidence()
     for tag in title.tags:
         for rule in rules.lookup_tag(tag):
-            _apply_tag(evidence, rule, tag, f"[{tag}]")
+            _apply_tag(evidence, rules, rule, tag, f"[{tag}]")
     if title.conventional is not None:
         cite = f"`{title.conventional_word}{f'({title.scope})' if title.scope else ''}{'!' if title.bang else ''}:`"
         evidence.vote(title.conventional, rules.conventional.weight, cite)
@@ -105,7 +110,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
             # A scope names an area: `docs(security):` documents it, `fix(security):` may fix a weakness.
             may_flag = title.conventional in rules.decision.user_facing_types
             for rule in rules.lookup_tag(title.scope):
-                _apply_tag(evidence, rule, title.scope, cite, may_flag_security=may_flag)
+                _apply_tag(evidence, rules, rule, title.scope, cite, may_flag_security=may_flag)
         if title.bang:
             evidence.signal("breaking", "bang")
     stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
@@ -114,9 +119,10 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
         "title": [title.subject],
         "body": [body],
     }
-    for pattern in rules.patterns.values():
+    for name, pattern in rules.patterns.items():
         match = next((m for text in texts[pattern.where] if (m := pattern.regex.search(text))), None)
         if match is not None:
+            evidence.fired.add(f"patterns.{name}")
             apply_pattern(evidence, pattern, match, quote)
     for block in prose_blocks(body):
         if match := BREAKING_FOOTER.match(block):

@@ -150,6 +150,14 @@ class RuleSet(Strict):
         # Later tables win, so an extension can take a name over from a default tag.
         return {normalise_tag(name): rule for rule in self.tags.values() for name in rule.names}
 
+    def tag_name(self, rule: TagRule) -> str:
+        """The name of ``rule``'s table under ``[tags]``."""
+        return self._tag_names[id(rule)]
+
+    @cached_property
+    def _tag_names(self) -> dict[int, str]:
+        return {id(rule): name for name, rule in self.tags.items()}
+
     def lookup_tag(self, text: str) -> list[TagRule]:
         """Rules for one tag: by its whole name, else word by word (``[CPU Backend]``)."""
         key = normalise_tag(text)

@@ -25,10 +25,11 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     deps = rules.dependencies
     # A floor raised in a test's or an example's requirements constrains no user's installation.
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or deps.released(c.path)]
-    for rule in rules.surface.values():
+    for name, rule in rules.surface.items():
         change = next((c for c in relevant if _matches(rule, c)), None)
         if change is None:
             continue
+        evidence.fired.add(f"surface.{name}")
         cite = describe(change)
         evidence.vote(rule.type, rule.weight, cite)
         if rule.signal is not None:
