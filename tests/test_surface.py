@@ -425,3 +425,12 @@ def test_the_rules_a_commit_fires_are_named(repo: Repo) -> None:
     fired = analyzer.read(heuristic_input(commit, analyzer)).evidence.fired
     assert {"tags.build", "patterns.fix_verb", "surface.raised_floor", "paths.build"} <= fired
     assert not any(rule.startswith("surface.removed") for rule in fired)
+
+
+def test_a_new_route_is_a_user_facing_feature_of_at_least_medium_importance(repo: Repo) -> None:
+    server = 'app = FastAPI()\n\n\n@app.get("/health")\ndef health():\n    return {}\n'
+    repo.change("Server", {"engine/server.py": server})
+    grown = server + '\n\n@app.post("/v1/score")\ndef score(request):\n    return rank(request)\n'
+    analysis = analyse(repo.change("score requests", {"engine/server.py": grown}))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+    assert analysis.flags.user_facing

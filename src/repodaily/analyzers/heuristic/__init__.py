@@ -102,7 +102,7 @@ class HeuristicAnalyzer(Analyzer):
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
         )
         weigh_surface(evidence, surface, self.rules)
-        read_diff(evidence, title, facts, self.rules)
+        read_diff(evidence, title, facts, self.rules, surface)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.
             read_changelog(evidence, facts, self.rules, quote)

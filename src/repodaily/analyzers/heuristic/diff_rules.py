@@ -135,6 +135,13 @@ class RemovedDefinitionRules(Strict):
         # Definitions are case-sensitive: `--Flag` and `--flag` are different flags.
         return [re.compile(pattern) for pattern in self.patterns]
 
+    @cached_property
+    def any_regex(self) -> re.Pattern[str]:
+        """All the patterns as one, over many lines at once: most patches remove no definition, and one
+        search of their removed lines says so faster than every pattern on every line."""
+        unnamed = (re.sub(r"\(\?P<\w+>", "(?:", pattern) for pattern in self.patterns)
+        return re.compile("|".join(f"(?:{pattern})" for pattern in unnamed) or "(?!)", re.M)
+
 
 class ReleaseRules(Strict):
     """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""

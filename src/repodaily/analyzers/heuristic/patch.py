@@ -14,7 +14,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import ChangeType, ContextFile
+from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["read_diff", "read_patch_fallback", "signed_lines", "version_changes"]
 
@@ -31,19 +31,35 @@ def signed_lines(text: str, sign: str) -> tuple[str, ...]:
     return tuple(line for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
 
 
-def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet) -> None:
-    """Add what the patches show: removed public definitions and dependency versions."""
+#: Surface changes whose removal is a removed definition: what users typed or set.
+_REMOVABLE = (SurfaceKind.cli_option, SurfaceKind.env_var)
+
+
+def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, surface: list[SurfaceChange]) -> None:
+    """Add what the patches show: removed public definitions and dependency versions.
+
+    Removed options and environment variables come from the ``surface`` (read from
+    both sides of every hunk); the ``[removed_definitions]`` patterns add what it
+    does not read (other languages' flags, registry entries).
+    """
     definitions = rules.removed_definitions
-    removed: list[str] = []
-    kept: list[str] = []  # every line the commit leaves in place or adds, in any file
+    removed = [
+        change.name for change in surface if change.kind in _REMOVABLE and change.change == SurfaceAction.removed
+    ]
     for file, name in zip(facts.files, facts.classes, strict=True):
-        kept += [line for line in file.text.splitlines() if not line.startswith("-")]
         if rules.path_rules(name).type not in (None, ChangeType.build):
             continue
+        lines = _patch_lines(file, "-")
+        if not lines or definitions.any_regex.search("\n".join(lines)) is None:
+            continue
         for regex in definitions.regexes:
-            removed += [m.group("name") for line in _patch_lines(file, "-") if (m := regex.search(line))]
+            removed += [m.group("name") for line in lines if (m := regex.search(line))]
     # A name still written somewhere (moved, redefined, or read elsewhere in the hunk) is not gone.
-    kept_text = "\n".join(kept)
+    kept_text = (
+        "\n".join(line for f in facts.files for line in f.text.splitlines() if not line.startswith("-"))
+        if removed
+        else ""
+    )
     evidence.removed_names = list(dict.fromkeys(name for name in removed if name not in kept_text))
     if evidence.removed_names:
         evidence.vote(definitions.type, definitions.weight, code_span(evidence.removed_names[0]))

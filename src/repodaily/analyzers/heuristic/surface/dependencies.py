@@ -39,12 +39,14 @@ def dependency_changes(
         if _numbers(new) > _numbers(old)
     ]
     removed, added = _listed(manifests, "-", rules), _listed(manifests, "+", rules)
-    dropped_imports = _imports("\n".join(line[1:] for file in source for line in signed_lines(file.text, "-")))
-    for key, (name, path) in removed.items():
-        if key not in added and _module(key) not in dropped_imports:
-            changes.append(
-                SurfaceChange(kind=SurfaceKind.dependency, name=name, change=SurfaceAction.removed, path=path)
-            )
+    gone = [key for key in removed if key not in added]
+    dropped_imports = (
+        _imports("\n".join(line[1:] for f in source for line in signed_lines(f.text, "-"))) if gone else set()
+    )
+    for key in gone:
+        name, path = removed[key]
+        if _module(key) not in dropped_imports:
+            changes.append(_listed_change(name, SurfaceAction.removed, path))
     for key, (name, path) in added.items():
         if key not in removed:
             changes.append(_listed_change(name, SurfaceAction.added, path))

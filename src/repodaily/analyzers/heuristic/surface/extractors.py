@@ -60,16 +60,19 @@ def _default(args: str, match: re.Match[str] | None) -> str | None:
 
 # Environment variables read in Python, Rust, Go, C/C++ and JavaScript.
 _ENV_READ = re.compile(
-    r"""(?:environ(?:\.get)?\s*[\[(]|getenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
+    r"""(?:environ(?:\.get)?\s*[\[(]|[Gg]etenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
     r"""["']?(?P<name>[A-Z][A-Z0-9_]{2,})\b["']?"""
 )
 # An `envs.py`-style table: `"VLLM_X": lambda: ...`, and its typed declarations `VLLM_X: int = 0`.
 _ENV_ENTRY = re.compile(r"""^\s*["'](?P<name>[A-Z][A-Z0-9_]{2,})["']\s*:""", re.M)
 
 
+_ENV_FILE = re.compile(r"(^|/)_?(envs?|environment)\.\w+$")
+
+
 def env_file(path: str) -> bool:
     """A module that tables a project's environment variables (``envs.py``, ``env.py``, ``environment.py``)."""
-    return re.search(r"(^|/)_?(envs?|environment)\.\w+$", path) is not None
+    return _ENV_FILE.search(path) is not None
 
 
 def env_vars(side: Side) -> Iterator[Found]:
@@ -198,6 +201,7 @@ def public_api(side: Side) -> Iterator[Found]:
 # Deprecations: a warning or an error whose message says "deprecated" (or that the thing "will be removed" or
 # "has been moved to" another place), the thing it names, and what replaces it.
 _DEPRECAT = re.compile(r"deprecat|\bwill be removed\b|\b(?:has|have) been (?:moved|renamed) to\b", re.I)
+_NOTICE_WORDS = ("deprecat", "will be removed", "been moved to", "been renamed to")
 _WARNS = re.compile(r"warn|DeprecationWarning|deprecated\s*\(", re.I)
 _RAISES = re.compile(r"\braise\b|\bthrow\b|Error\s*\(|panic!")
 _SUBJECT = re.compile(
@@ -218,6 +222,9 @@ def deprecations(side: Side) -> Iterator[Found]:
     The name is looked for on the message's line, then below it, then above it (a message
     split over several string literals), and is never the replacement the message names.
     """
+    lowered = side.text.lower()
+    if not any(word in lowered for word in _NOTICE_WORDS):  # a substring scan rules out most hunks at once
+        return
     lines = side.text.splitlines()
     for index, line in enumerate(lines):
         if not _DEPRECAT.search(line):
