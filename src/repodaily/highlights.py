@@ -169,6 +169,13 @@ def _text(commit: ReportCommit) -> str:
 
 
 def _sorted(surface: list[SurfaceChange]) -> list[SurfaceChange]:
-    """By action, then by :data:`_KIND_ORDER`: a line names each action once ("removed `a`, `b`; renamed …")."""
+    """By action, then by :data:`_KIND_ORDER`: a line names each action once ("removed `a`, `b`; renamed …").
+
+    A name read as two kinds (a model class is also a public class) is shown once, as the more telling one.
+    """
     actions = list(SurfaceAction)
-    return sorted(surface, key=lambda s: (actions.index(s.change), _KIND_ORDER.index(s.kind)))
+    ordered = sorted(surface, key=lambda s: (actions.index(s.change), _KIND_ORDER.index(s.kind)))
+    first: dict[tuple[SurfaceAction, str], SurfaceChange] = {}
+    for change in ordered:
+        first.setdefault((change.change, change.name), change)
+    return list(first.values())
