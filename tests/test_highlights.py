@@ -48,22 +48,11 @@ DAY, QUIET_DAY, EMPTY_DAY = "2026-03-02", "2026-03-03", "2026-03-04"
 
 _CLI = """import argparse
 
-
-def make_parser():
-    parser = argparse.ArgumentParser()
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=4,
-        help="How many workers (at least one).",
-    )
-    parser.add_argument(
-        "--legacy",
-        action="store_true",
-    )
-    return parser
+parser = argparse.ArgumentParser()
+parser.add_argument("--workers", type=int, default=4, help="How many workers.")
+parser.add_argument("--legacy", action="store_true")
 """
-_LEGACY = '    parser.add_argument(\n        "--legacy",\n        action="store_true",\n    )\n'
+_LEGACY = 'parser.add_argument("--legacy", action="store_true")\n'
 _REGISTRY = '_MODELS = {{\n    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),\n{extra}}}\n'
 _UPLOAD = "import os\n\n\ndef save(root, name, data):\n    path = os.path.join(root, name)\n    return path\n"
 _SCHEDULER = """import threading
@@ -175,32 +164,35 @@ def test_every_high_commit_is_in_the_block_and_its_links_resolve(repo: Path, lan
     assert len(targets) == len(set(targets)), "a commit is listed once"
 
 
-def test_each_kind_in_its_order_with_its_wording_in_chinese(repo: Path):
-    report, markdown = _both(repo, DAY, "zh")
-    sha = lambda start: _sha(report, start)  # noqa: E731
-    assert _block(markdown, "zh") == [
-        f"- 💥 破坏性变更：feat(cli)!: drop the --legacy option（移除 `--legacy`） —— [#12](#c-{sha('feat')})",
-        f"- 🔒 安全相关：\\[Security\\] Fix path traversal in uploads (CVE-2026-1234) —— [#13](#c-{sha('[Security]')})",
-        "- ⚙️ 默认值变更：\\[Core\\] Use eight workers by default（默认值 `--workers`：`4` → `8`） —— "
-        f"[#11](#c-{sha('[Core]')})",
-        f"- ✨ 新增：\\[Model\\] Add Mistral support（新增 `MistralForCausalLM`） —— [#14](#c-{sha('[Model]')})",
-        f"- 🏷️ 发布：Release 1.2.0 —— [#16](#c-{sha('Release')})",
-        f"- 🔴 高重要度：\\[Bugfix\\] Fix race condition in the scheduler —— [#15](#c-{sha('[Bugfix]')})",
-    ]
-
-
-def test_each_kind_in_its_order_with_its_wording_in_english(repo: Path):
-    report, markdown = _both(repo, DAY, "en")
-    sha = lambda start: _sha(report, start)  # noqa: E731
-    assert _block(markdown, "en") == [
-        f"- 💥 Breaking: feat(cli)!: drop the --legacy option (removed `--legacy`) — [#12](#c-{sha('feat')})",
-        f"- 🔒 Security: \\[Security\\] Fix path traversal in uploads (CVE-2026-1234) — [#13](#c-{sha('[Security]')})",
+#: The fixture day's commits by the start of their subjects, as the expected lines name them.
+_SUBJECTS = {"feat": "feat", "security": "[Security]", "core": "[Core]", "model": "[Model]", "release": "Release"}
+_SUBJECTS |= {"bugfix": "[Bugfix]"}
+_WORDING = {
+    "zh": [
+        "- 💥 破坏性变更：feat(cli)!: drop the --legacy option（移除 `--legacy`） —— [#12](#c-{feat})",
+        "- 🔒 安全相关：\\[Security\\] Fix path traversal in uploads (CVE-2026-1234) —— [#13](#c-{security})",
+        "- ⚙️ 默认值变更：\\[Core\\] Use eight workers by default（默认值 `--workers`：`4` → `8`） —— [#11](#c-{core})",
+        "- ✨ 新增：\\[Model\\] Add Mistral support（新增 `MistralForCausalLM`） —— [#14](#c-{model})",
+        "- 🏷️ 发布：Release 1.2.0 —— [#16](#c-{release})",
+        "- 🔴 高重要度：\\[Bugfix\\] Fix race condition in the scheduler —— [#15](#c-{bugfix})",
+    ],
+    "en": [
+        "- 💥 Breaking: feat(cli)!: drop the --legacy option (removed `--legacy`) — [#12](#c-{feat})",
+        "- 🔒 Security: \\[Security\\] Fix path traversal in uploads (CVE-2026-1234) — [#13](#c-{security})",
         "- ⚙️ Default changed: \\[Core\\] Use eight workers by default (default of `--workers`: `4` → `8`) — "
-        f"[#11](#c-{sha('[Core]')})",
-        f"- ✨ New: \\[Model\\] Add Mistral support (new `MistralForCausalLM`) — [#14](#c-{sha('[Model]')})",
-        f"- 🏷️ Release: Release 1.2.0 — [#16](#c-{sha('Release')})",
-        f"- 🔴 High importance: \\[Bugfix\\] Fix race condition in the scheduler — [#15](#c-{sha('[Bugfix]')})",
-    ]
+        "[#11](#c-{core})",
+        "- ✨ New: \\[Model\\] Add Mistral support (new `MistralForCausalLM`) — [#14](#c-{model})",
+        "- 🏷️ Release: Release 1.2.0 — [#16](#c-{release})",
+        "- 🔴 High importance: \\[Bugfix\\] Fix race condition in the scheduler — [#15](#c-{bugfix})",
+    ],
+}
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_each_kind_in_its_order_with_its_wording(repo: Path, language: str):
+    report, markdown = _both(repo, DAY, language)
+    shas = {key: _sha(report, start) for key, start in _SUBJECTS.items()}
+    assert _block(markdown, language) == [line.format(**shas) for line in _WORDING[language]]
 
 
 def test_the_json_report_carries_the_block_typed(repo: Path):
