@@ -5,7 +5,8 @@ chosen by rule from the analyses, never left to a model's taste: every commit
 flagged breaking or security, every default a user relies on that changed,
 every new model, backend or public capability, every release, and every other
 high-importance commit, one line each, in that order (what the reader must act
-on first). Each commit is listed once, under the first kind it qualifies for.
+on first). Each commit is listed once, under the first kind it qualifies for;
+a break that is nothing but a changed default is listed as that default.
 
 It works from what every analyzer writes (flags, importance, type); the
 surface an analyzer read from the diff (:class:`~repodaily.models.SurfaceChange`)
@@ -45,22 +46,25 @@ _BREAKS = frozenset(
     }
 )
 #: New things a user can pick without reading code: a feature adding one is worth the block.
-_NEW_CHOICES = frozenset({SurfaceKind.model_arch, SurfaceKind.backend})
+_NEW_CHOICES = frozenset({SurfaceKind.model_arch, SurfaceKind.backend, SurfaceKind.platform})
 #: The order surface entries of one action are shown in: what users name in a command or a config
 #: first, internal names last (an analyzer counts any new top-level definition as public API, so
-#: those are the least telling).
+#: those are the least telling). A kind not named here comes after the named ones, before public API.
 _KIND_ORDER = (
     SurfaceKind.model_arch,
     SurfaceKind.backend,
+    SurfaceKind.platform,
     SurfaceKind.cli_option,
     SurfaceKind.http_route,
     SurfaceKind.config_key,
     SurfaceKind.env_var,
+    SurfaceKind.metric,
     SurfaceKind.removal,
     SurfaceKind.deprecation,
     SurfaceKind.dependency_floor,
-    SurfaceKind.public_api,
+    SurfaceKind.dependency,
 )
+_KIND_RANK = {kind: rank for rank, kind in enumerate(_KIND_ORDER)}
 #: A title that only announces a version: "v1.2.3", "Release 1.2.3", "Bump version to 1.2.3",
 #: "chore(release): 1.2.3", "Prepare release v2.0.0-rc1". Anything more ("Update to Torch 2.10") is a change.
 #: Each part of the version can be read one way only, so a long hostile title cannot make it backtrack.
@@ -104,8 +108,18 @@ _Pick = Callable[[ReportCommit], list[SurfaceChange] | None]
 
 
 def _breaking(commit: ReportCommit) -> list[SurfaceChange] | None:
+    """A commit flagged breaking, with what the surface says breaks; one that only moves defaults is left to them.
+
+    An analyzer may infer the break from the changed default itself: then the
+    default's own line ("default of `x`: a → b") says all there is to say.
+    """
     analysis = commit.analysis
-    return [s for s in analysis.surface if s.change in _BREAKS] if analysis.flags.breaking else None
+    if not analysis.flags.breaking:
+        return None
+    breaks = [s for s in analysis.surface if s.change in _BREAKS]
+    if breaks and all(s.change == SurfaceAction.default_changed for s in breaks):
+        return None
+    return breaks
 
 
 def _security(commit: ReportCommit) -> list[SurfaceChange] | None:
@@ -113,10 +127,13 @@ def _security(commit: ReportCommit) -> list[SurfaceChange] | None:
 
 
 def _defaults(commit: ReportCommit) -> list[SurfaceChange] | None:
-    """Defaults the surface says moved, unless the analyzer rated the commit low (a test's or an example's)."""
+    """Defaults the surface says moved, unless the analyzer rated the commit low (a test's or an example's).
+
+    A commit flagged breaking is always in: its break is the default it moves (see :func:`_breaking`).
+    """
     analysis = commit.analysis
     moved = [s for s in analysis.surface if s.change == SurfaceAction.default_changed]
-    return moved if moved and analysis.importance != Importance.low else None
+    return moved if moved and (analysis.importance != Importance.low or analysis.flags.breaking) else None
 
 
 def _added(commit: ReportCommit) -> list[SurfaceChange] | None:
@@ -174,7 +191,14 @@ def _sorted(surface: list[SurfaceChange]) -> list[SurfaceChange]:
     A name read as two kinds (a model class is also a public class) is shown once, as the more telling one.
     """
     actions = list(SurfaceAction)
-    ordered = sorted(surface, key=lambda s: (actions.index(s.change), _KIND_ORDER.index(s.kind)))
+    ordered = sorted(
+        surface,
+        key=lambda s: (
+            actions.index(s.change),
+            s.kind == SurfaceKind.public_api,
+            _KIND_RANK.get(s.kind, len(_KIND_RANK)),
+        ),
+    )
     first: dict[tuple[SurfaceAction, str], SurfaceChange] = {}
     for change in ordered:
         first.setdefault((change.change, change.name), change)
