@@ -163,7 +163,7 @@ def _check_headings(tokens: list[Token], report: DailyReport) -> None:
     h2 = [h.text for h in headings(tokens) if h.level == 2]
     assert h2 == [report.repo], f"expected one h2 naming the repo, found {h2}"
     groups = len({c.analysis.importance for c in report.commits})
-    fixed_sections = (3 + bool(report.highlights)) if report.commits else 0
+    fixed_sections = 4 if report.commits else 0  # highlights, commit list, stats, contents
     assert found[3] == fixed_sections + groups, (
         f"{found[3]} h3 headings, expected {fixed_sections} sections + {groups} groups"
     )

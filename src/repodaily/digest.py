@@ -1,8 +1,9 @@
 """Digest: assemble one day's analysed commits into a :class:`DailyReport`.
 
-This is where the day is seen as a whole: stats, and links that no single
-commit shows — a revert pointing at what it reverts, the parts of a ``[k/N]``
-series landing together. It reads what the source parsed out of each message
+This is where the day is seen as a whole: stats, the highlights
+(:mod:`repodaily.highlights`), and links that no single commit shows — a
+revert pointing at what it reverts, the parts of a ``[k/N]`` series landing
+together. It reads what the source parsed out of each message
 (``Commit.revert``, ``Commit.series``, ``Commit.title``), never the text itself.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Literal
 
+from repodaily.highlights import select_highlights
 from repodaily.models import (
     Analysis,
     AnalysisStatus,
@@ -114,18 +116,23 @@ def build_report(
     run: RunInfo,
     highlights: Sequence[Highlight] = (),
 ) -> DailyReport:
-    """One report: ``commits`` newest first, each with its analysis from ``analyses``."""
+    """One report: ``commits`` newest first, each with its analysis from ``analyses``.
+
+    Its highlights are the commits :func:`select_highlights` picks, then the
+    points the analyzer wrote over the day (``highlights``), if any.
+    """
     web_url = _github_web_url(repo_url)
     ordered = [analyses[c.sha] for c in commits]
+    report_commits = [_report_commit(c, analyses[c.sha], web_url) for c in commits]
     return DailyReport(
         repo=repo,
         repo_url=web_url,
         date=day,
         timezone=timezone,
         language=language,
-        commits=[_report_commit(c, analyses[c.sha], web_url) for c in commits],
+        commits=report_commits,
         stats=_stats(commits, ordered),
         links=_revert_links(commits) + _series_links(commits),
-        highlights=list(highlights),
+        highlights=[*select_highlights(report_commits), *highlights],
         run=run,
     )

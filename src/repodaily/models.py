@@ -441,9 +441,35 @@ class DayLink(_Model):
     shas: list[str]
 
 
+class HighlightKind(StrEnum):
+    """Why a line is in the day's highlights; the block lists them in this order (:mod:`repodaily.highlights`)."""
+
+    breaking = "breaking"
+    security = "security"
+    default_changed = "default_changed"
+    added = "added"
+    release = "release"
+    high = "high"
+    summary = "summary"
+
+
 class Highlight(_Model):
-    text: str
+    """One line of the day's highlights: a commit the reader must not miss, or a point an analyzer wrote."""
+
+    kind: HighlightKind = Field(
+        default=HighlightKind.summary,
+        description=(
+            "`breaking`, `security`, `default_changed`, `added` (a new model, backend or API), `release`, "
+            "`high` (any other high-importance commit): one commit each, picked from the analyses; "
+            "`summary`: a point the analyzer wrote over the day (the only kind before kinds existed)."
+        ),
+    )
+    text: str = Field(description="The commit's title or its analysis' one line; a summary point's own words.")
     shas: list[str]
+    surface: list[SurfaceChange] = Field(
+        default_factory=list,
+        description="What the item is about, from the commit's surface: what breaks, the defaults, what is new.",
+    )
 
 
 class Stats(_Model):

@@ -27,6 +27,7 @@ class Labels:
     incomplete_banner: str
     empty_day: str
     highlights: str
+    no_highlights: str
     commit_list: str
     table_header: str
     stats: str
@@ -63,8 +64,12 @@ class Labels:
     dash: str
     colon: str
     list_sep: str
+    surface_sep: str
+    surface_more: str
     types: dict[str, str]
     importance_names: dict[str, str]
+    highlight_kinds: dict[str, str]
+    surface_actions: dict[str, str]
     aspects: dict[str, str]
     audiences: dict[str, str]
     coverage: dict[str, str]
@@ -81,6 +86,7 @@ ZH = Labels(
     incomplete_banner="❗ 仓库缺少 {n} 个提交的部分文件内容（对象缺失），这些文件只按文件名判断（见各提交的标注）。",
     empty_day="本日无提交。",
     highlights="📌 今日要点",
+    no_highlights="今日没有破坏性、安全、默认值、新增、发布或高重要度的变更。",
     commit_list="📜 提交列表",
     table_header="| 提交时间 | 作者 | 提交信息 |",
     stats="📊 统计摘要",
@@ -117,6 +123,8 @@ ZH = Labels(
     dash=" —— ",
     colon="：",
     list_sep="、",
+    surface_sep="；",
+    surface_more="，另有 {n} 项",
     types={
         "feat": "功能增强",
         "fix": "Bug修复",
@@ -130,6 +138,23 @@ ZH = Labels(
         "revert": "回滚",
     },
     importance_names={"high": "高", "medium": "中", "low": "低"},
+    highlight_kinds={
+        "breaking": "💥 破坏性变更",
+        "security": "🔒 安全相关",
+        "default_changed": "⚙️ 默认值变更",
+        "added": "✨ 新增",
+        "release": "🏷️ 发布",
+        "high": "🔴 高重要度",
+    },
+    surface_actions={
+        "added": "新增 ",
+        "removed": "移除 ",
+        "renamed": "更名 ",
+        "default_changed": "默认值 ",
+        "raised_floor": "最低版本 ",
+        "deprecated": "弃用 ",
+        "now_raises": "改为报错 ",
+    },
     aspects={
         "architecture": "架构",
         "performance": "性能",
@@ -159,6 +184,7 @@ EN = Labels(
     ),
     empty_day="No commits on this day.",
     highlights="📌 Highlights",
+    no_highlights="No breaking, security, default, new, release or high-importance change on this day.",
     commit_list="📜 Commits",
     table_header="| Time | Author | Message |",
     stats="📊 Summary",
@@ -195,6 +221,8 @@ EN = Labels(
     dash=" — ",
     colon=": ",
     list_sep=", ",
+    surface_sep="; ",
+    surface_more=", and {n} more",
     types={
         "feat": "Feature",
         "fix": "Bug fix",
@@ -208,6 +236,23 @@ EN = Labels(
         "revert": "Revert",
     },
     importance_names={"high": "High", "medium": "Medium", "low": "Low"},
+    highlight_kinds={
+        "breaking": "💥 Breaking",
+        "security": "🔒 Security",
+        "default_changed": "⚙️ Default changed",
+        "added": "✨ New",
+        "release": "🏷️ Release",
+        "high": "🔴 High importance",
+    },
+    surface_actions={
+        "added": "new ",
+        "removed": "removed ",
+        "renamed": "renamed ",
+        "default_changed": "default of ",
+        "raised_floor": "requires ",
+        "deprecated": "deprecated ",
+        "now_raises": "now raising ",
+    },
     aspects={
         "architecture": "Architecture",
         "performance": "Performance",

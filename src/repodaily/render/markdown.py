@@ -88,7 +88,11 @@ def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGro
 
 def _headings_before_groups(report: DailyReport, labels: Labels) -> list[str]:
     """Texts of the headings the default template writes above the first group, in order."""
-    headings = [labels.title.format(date=report.date), plain_text(report.repo)]
-    if report.highlights:
-        headings.append(labels.highlights)
-    return headings + [labels.commit_list, labels.stats, labels.toc]
+    return [
+        labels.title.format(date=report.date),
+        plain_text(report.repo),
+        labels.highlights,
+        labels.commit_list,
+        labels.stats,
+        labels.toc,
+    ]

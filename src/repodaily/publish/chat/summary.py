@@ -1,8 +1,9 @@
 """What a chat message says about a report: a summary, never the whole report.
 
-The repository and the day, the day's figures, the highlights, and the
-high-importance commits (title, one line, link), with a link to the full
-report when ``report_url`` says where it lives. Each platform writes the same
+The repository and the day, the day's figures, the report's highlights
+(each named by its kind, less the ``high`` ones: the message lists every high
+commit), and the high-importance commits (title, one line, link), with a link
+to the full report when ``report_url`` says where it lives. Each platform writes the same
 :class:`Summary` in its own format; :func:`fit` drops commits from the end
 until the message fits the platform's limit, and the message says how many
 it left out.
@@ -24,11 +25,11 @@ from typing import TypeVar
 from urllib.parse import quote
 
 from repodaily.errors import PublishError
-from repodaily.models import DailyReport, Importance
+from repodaily.models import DailyReport, Highlight, HighlightKind, Importance
 from repodaily.publish.base import report_fields
 from repodaily.publish.chat.escape import clip, link_target
 from repodaily.redact import Redactor
-from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, counted
+from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels, counted
 
 __all__ = ["Item", "Summary", "fit", "report_link", "summarize"]
 
@@ -108,6 +109,7 @@ def summarize(report: DailyReport, *, report_url: str, redact: Redactor) -> Summ
     if stats.degraded:
         figures.append(counted(labels.stats_degraded, stats.degraded))
     high = [commit for commit in report.commits if commit.analysis.importance == Importance.high]
+    highlights = [h for h in report.highlights if h.kind != HighlightKind.high]
     items = tuple(
         Item(
             sha=commit.short_sha,
@@ -124,7 +126,7 @@ def summarize(report: DailyReport, *, report_url: str, redact: Redactor) -> Summ
         title=f"{report.repo}{words['repo_sep']}{labels.title.format(date=report.date.isoformat())}",
         stats=" | ".join(figures),
         highlights_heading=labels.highlights,
-        highlights=tuple(clip(redact(h.text), HIGHLIGHT_CHARS) for h in report.highlights[:MAX_HIGHLIGHTS]),
+        highlights=tuple(clip(redact(_highlight(h, labels)), HIGHLIGHT_CHARS) for h in highlights[:MAX_HIGHLIGHTS]),
         items_heading=labels.group_heading.format(
             emoji=IMPORTANCE_EMOJI["high"], name=labels.importance_names["high"], n=f"{len(high):,}"
         ),
@@ -134,6 +136,13 @@ def summarize(report: DailyReport, *, report_url: str, redact: Redactor) -> Summ
         report_url=report_link(report_url, report),
         dash=labels.dash,
     )
+
+
+def _highlight(highlight: Highlight, labels: Labels) -> str:
+    """A highlight as one line of text: its kind in the report's words, then its text (a summary point: the text)."""
+    if highlight.kind == HighlightKind.summary:
+        return highlight.text
+    return f"{labels.highlight_kinds[highlight.kind]}{labels.colon}{highlight.text}"
 
 
 def fit(summary: Summary, build: Callable[[Summary], T], problem: Callable[[T], str | None], *, target: str) -> T:
