@@ -942,3 +942,22 @@ def test_extension_with_bad_regex_or_placeholder_is_rejected() -> None:
 def test_unknown_language_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="fr"):
         HeuristicAnalyzer(language="fr")
+
+
+def test_an_entry_labelled_breaking_in_a_changelog_declares_the_break() -> None:
+    entry = changelog(
+        " # Unreleased",
+        " ",
+        "+- **breaking:** Remove the `OptionalFromRequestParts` impl for `Query` ([#3088])",
+        path="axum/CHANGELOG.md",
+    )
+    result = judge("Remove an impl for Query (#3088)", change("axum/src/extract/query.rs"), entry)
+    assert result.flags.breaking
+    assert result.type == ChangeType.feat
+    assert result.summary[-1].startswith("The changelog says: Remove the `OptionalFromRequestParts` impl")
+
+
+def test_an_entry_labelled_fixed_votes_for_a_fix() -> None:
+    entry = changelog("+- **fixed:** Respect the default body limit in `JsonLines`", path="CHANGELOG.md")
+    result = judge("json-lines: body limit (#3591)", change("src/json_lines.rs"), entry)
+    assert result.type == ChangeType.fix

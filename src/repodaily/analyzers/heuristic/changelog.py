@@ -47,7 +47,10 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
 
     def close() -> None:
         if current:
-            entries.append(_Entry(" ".join(" ".join(current).split()), section))
+            text = " ".join(" ".join(current).split())
+            labelled = changelog.label_regex.match(text)
+            own = changelog.section(labelled.group("name")) if labelled else None
+            entries.append(_Entry(labelled.group("text"), own) if labelled and own else _Entry(text, section))
             current.clear()
 
     for line in file.text.splitlines():

@@ -159,8 +159,8 @@ class DiffRules(Strict):
     a test (``test_definitions``) corrects behaviour. When none of that holds,
     the shape decides: a source change that mostly deletes (``deletion_ratio``
     removed lines per added one, at least ``deletion_min_lines``) cleans up, a
-    small edit of existing lines (at most ``edit_max_lines`` changed, some
-    removed) adjusts behaviour.
+    small edit of existing code (at most ``edit_max_lines`` changed, some removed
+    or all in files that existed) adjusts behaviour.
     """
 
     new_names: list[str] = Field(default_factory=list)

@@ -94,10 +94,15 @@ class SectionRule(Strict):
 
 
 class ChangelogRules(Strict):
-    """How the added lines of a changelog (path classes with ``changelog``) are read."""
+    """How the added lines of a changelog (path classes with ``changelog``) are read.
+
+    An entry sits in the section of the heading above it, unless it opens with a
+    ``label`` of its own (``- **breaking:** ...``) that names a section.
+    """
 
     entry: str
     heading: str
+    label: str = r"(?!)"
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium
@@ -112,9 +117,18 @@ class ChangelogRules(Strict):
     def _check_heading(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
+    @field_validator("label")
+    @classmethod
+    def _check_label(cls, value: str) -> str:
+        return check_regex(value, groups=("name", "text"))
+
     @cached_property
     def entry_regex(self) -> re.Pattern[str]:
         return re.compile(self.entry, FLAGS)
+
+    @cached_property
+    def label_regex(self) -> re.Pattern[str]:
+        return re.compile(self.label, FLAGS)
 
     @cached_property
     def heading_regex(self) -> re.Pattern[str]:

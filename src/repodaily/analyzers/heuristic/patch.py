@@ -14,7 +14,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import ChangeType, ContextFile, FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["read_diff", "read_patch_fallback", "signed_lines", "version_changes"]
 
@@ -162,7 +162,7 @@ def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> Non
         weight = max(diff.condition_weight, evidence.fallback.get(diff.condition_type, 0.0))
         evidence.fallback[diff.condition_type] = weight
         evidence.fallback_reasons[diff.condition_type] = ("reason_diff_fix", {"path": changed[0].path})
-    if not evidence.fallback and not evidence.changelog and not evidence.sync_merge:
+    if source and not evidence.fallback and not evidence.changelog and not evidence.sync_merge:
         _read_shape(evidence, source, rules)
 
 
@@ -183,6 +183,8 @@ def _code_lines(files: list[ContextFile], sign: str) -> int:
 def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -> None:
     """The diff's shape when nothing names a type: a net deletion cleans up, a small edit of existing code adjusts.
 
+    A small edit changes existing lines, or only adds a few to files that existed (a new file is no edit).
+
     Only the code lines the patches show count: a change whose patch is absent has no shape to read.
     """
     diff = rules.diff
@@ -191,6 +193,8 @@ def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -
         reason = ("reason_diff_deletion", {"deletions": deleted, "additions": added})
         evidence.fallback[diff.deletion_type] = diff.shape_weight
         evidence.fallback_reasons[diff.deletion_type] = reason
-    elif deleted > 0 and added + deleted <= diff.edit_max_lines:
+    elif (
+        deleted > 0 or all(f.status == FileStatus.modified for f in source)
+    ) and added + deleted <= diff.edit_max_lines:
         evidence.fallback[diff.edit_type] = diff.shape_weight
         evidence.fallback_reasons[diff.edit_type] = ("reason_diff_edit", {"path": source[0].path})
