@@ -193,8 +193,8 @@ def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -
         reason = ("reason_diff_deletion", {"deletions": deleted, "additions": added})
         evidence.fallback[diff.deletion_type] = diff.shape_weight
         evidence.fallback_reasons[diff.deletion_type] = reason
-    elif (
-        deleted > 0 or all(f.status == FileStatus.modified for f in source)
-    ) and added + deleted <= diff.edit_max_lines:
+    elif 0 < added + deleted <= diff.edit_max_lines and (
+        deleted or all(f.status == FileStatus.modified for f in source)
+    ):
         evidence.fallback[diff.edit_type] = diff.shape_weight
         evidence.fallback_reasons[diff.edit_type] = ("reason_diff_edit", {"path": source[0].path})
