@@ -47,7 +47,8 @@ _ACTION_ORDER = [
     SurfaceAction.raised_floor,
     SurfaceAction.added,
 ]
-#: Kinds read from any module that looks public: advice and risks only when the judgement says it breaks users.
+#: Kinds read from any module that looks public (a model's own config class): their removals and renames
+#: call for advice and carry risks only when the judgement says the commit breaks users.
 _ONLY_WHEN_BREAKING = (SurfaceKind.public_api, SurfaceKind.config_key)
 #: Actions that stop existing usage working.
 _BREAKING = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises)
@@ -204,7 +205,9 @@ class Writer:
         if change.change == SurfaceAction.renamed and change.old and change.new:
             return m.render("item_renamed", old=change.old, new=change.new)
         if change.replacement:
-            return m.render("item_replaced" if advice else "item_instead", old=change.name, new=change.replacement)
+            # Advice on a removal says what to replace it with; on a deprecation, what to use instead.
+            key = "item_replaced" if advice and change.change == SurfaceAction.removed else "item_instead"
+            return m.render(key, old=change.name, new=change.replacement)
         if change.change == SurfaceAction.default_changed and change.old and change.new:
             if advice:
                 return m.render("item_keep", name=change.name, old=change.old)
@@ -226,7 +229,7 @@ class Writer:
         """
         texts = []
         for kind, action, changes in _groups(surface, split_replaced=True):
-            if kind in _ONLY_WHEN_BREAKING and not breaking:
+            if kind in _ONLY_WHEN_BREAKING and action in _BREAKING and not breaking:
                 continue
             key = "replaced" if action == SurfaceAction.removed and changes[0].replacement else action
             template = self.m.surface(table, kind, key) or self.m.surface(table, kind, action)
