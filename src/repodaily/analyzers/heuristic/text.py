@@ -7,6 +7,8 @@ chooses which one and fills its placeholders.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from repodaily.analyzers.heuristic.decide import Judgement
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files, ranked_files
@@ -118,8 +120,9 @@ class Writer:
         shown = self._relevant(surface)
         bullets = [self._surface_sentence(shown)] if shown else []
         bullets += self._details(body, title.shown, evidence, shown)
-        if not shown:
-            bullets.append(self._outline(item))
+        # New public definitions say little of what a change does to existing code; its definitions touched do.
+        if all(change.kind == SurfaceKind.public_api for change in shown):
+            bullets.append(self._outline(item, {change.name for change in shown}))
         bullets = [self._sentence(_capitalised(text)) for text in bullets if text]
         return bullets[:_MAX_BULLETS] or [self._file_list(item)]
 
@@ -159,23 +162,21 @@ class Writer:
             details.append(self.m.render("dependency_changes", changes=self._dependencies(dependencies)))
         return details
 
-    def _outline(self, item: AnalysisInput) -> str:
-        """The definitions the source patches touch and the tests the commit adds, when no surface changes."""
+    def _outline(self, item: AnalysisInput, named: set[str]) -> str:
+        """The definitions the source patches touch and the tests the commit adds, but those already ``named``."""
         source = [f.text for f in ranked_files(item.files) if f.category == FileCategory.source]
         # Test functions name the behaviour they check; their classes, fixtures and helpers say less.
         added = read_outline([f.text for f in item.files if f.category == FileCategory.test]).added
         tests = list(dict.fromkeys(n for name in added if (n := name.rpartition(".")[2]).lower().startswith("test_")))
         outline = read_outline(source)
-        parts = [
-            self.m.render(key, names=self._names(names, _OUTLINE_NAMES))
-            for key, names in (
-                ("outline_changed", outline.changed),
-                ("outline_added", outline.added),
-                ("outline_removed", outline.removed),
-                ("outline_tests", tests),
-            )
-            if names
-        ]
+        lists = {
+            "outline_changed": outline.changed,
+            "outline_added": outline.added,
+            "outline_removed": outline.removed,
+            "outline_tests": tests,
+        }
+        fresh = {key: [name for name in names if name not in named] for key, names in lists.items()}
+        parts = [self.m.render(key, names=self._names(names, _OUTLINE_NAMES)) for key, names in fresh.items() if names]
         return self.m.clause_sep.join(parts)
 
     # -- the surface
@@ -346,11 +347,17 @@ def _groups(
 ) -> list[tuple[SurfaceKind, SurfaceAction, list[SurfaceChange]]]:
     """The changes by kind and action, what asks most of users first and public definitions last.
 
-    With ``split_replaced``, removals that name a replacement form a group apart
+    A change read in several files (a floor raised in every requirements file)
+    is one item, and the items read most often come first. With
+    ``split_replaced``, removals that name a replacement form a group apart
     from those that do not, as they call for other advice.
     """
+    seen: Counter[tuple[object, ...]] = Counter()
     groups: dict[tuple[SurfaceKind, SurfaceAction, bool], list[SurfaceChange]] = {}
     for change in surface:
+        seen[_wherever(change)] += 1
+        if seen[_wherever(change)] > 1:
+            continue
         replaced = split_replaced and change.change == SurfaceAction.removed and bool(change.replacement)
         groups.setdefault((change.kind, change.change, replaced), []).append(change)
     kinds = list(SurfaceKind)
@@ -359,7 +366,15 @@ def _groups(
         kind, action, replaced = key
         return (kind == SurfaceKind.public_api, _ACTION_ORDER.index(action), kinds.index(kind), not replaced)
 
-    return [(kind, action, groups[kind, action, r]) for kind, action, r in sorted(groups, key=rank)]
+    def often(change: SurfaceChange) -> int:
+        return -seen[_wherever(change)]
+
+    return [(kind, action, sorted(groups[kind, action, r], key=often)) for kind, action, r in sorted(groups, key=rank)]
+
+
+def _wherever(change: SurfaceChange) -> tuple[object, ...]:
+    """The change whatever file shows it: the same option or floor read in two files is one."""
+    return tuple(change.model_dump(exclude={"path"}).values())
 
 
 def _capitalised(text: str) -> str:
