@@ -15,6 +15,7 @@ definitions start with a keyword (``def``, ``class``, ``fn``, ``func``,
 
 from __future__ import annotations
 
+import keyword
 import re
 from dataclasses import dataclass, field
 
@@ -98,14 +99,18 @@ def _header_scope(context: str) -> _Scope:
         is_class = definition.group("keyword") in _CLASSES
         return _Scope(container=name if is_class else "", current=name)
     function = _C_FUNCTION.match(context)
-    # A dunder name in C-like code is a compiler attribute or macro (`__launch_bounds__`), not the function.
-    if (
-        function is not None
-        and function.group("name") not in _NOT_FUNCTIONS
-        and not _DUNDER.match(function.group("name"))
-    ):
+    if function is not None and _c_function(context.split(maxsplit=1)[0], function.group("name")):
         return _Scope(current=function.group("name"))
     return _Scope()
+
+
+def _c_function(first_word: str, name: str) -> bool:
+    """A header that declares ``name``, not a statement that calls it (``if find_spec(...)``, ``return f(x)``).
+
+    A dunder name in C-like code is a compiler attribute or macro (``__launch_bounds__``), not the function.
+    """
+    statement = first_word in _NOT_FUNCTIONS or keyword.iskeyword(first_word)
+    return not statement and name not in _NOT_FUNCTIONS and not _DUNDER.match(name)
 
 
 def _enter(scope: _Scope, definition: re.Match[str]) -> str:
