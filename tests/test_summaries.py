@@ -281,3 +281,21 @@ def test_hostile_identifiers_stay_inert_code(tmp_path: Path) -> None:
             for payload in ("<script>", "](", "<b>"):
                 if payload in text:
                     assert any(payload in span for span in shown), text
+
+
+def test_the_outline_names_c_functions_from_hunk_headers_but_not_statements(tmp_path: Path) -> None:
+    # Long enough that git names the enclosing function in the hunk header of a change at the end.
+    body = "".join(f"    total += values[{n}];\n" for n in range(12))
+    kernel = f"static int sum_values(const int *values)\n{{\n    int total = 0;\n{body}    return total;\n}}\n"
+    script = "if callable(print):\n" + "".join(f"    step_{n} = {n}\n" for n in range(12))
+    result = analyse(
+        tmp_path,
+        {"engine/csrc/sum.c": kernel, "engine/steps.py": script},
+        {
+            "engine/csrc/sum.c": kernel.replace("    return total;", "    return total > 0 ? total : 0;"),
+            "engine/steps.py": script.replace("step_11 = 11", "step_11 = 12"),
+        },
+        "[Bugfix] Clamp negative sums",
+    )
+    assert result["en"].summary == ["Changes `sum_values`."]
+    assert result["zh"].summary == ["修改 `sum_values`。"]

@@ -1,8 +1,16 @@
-"""The judgement in the report's language: one-line summary, bullets, reason, recommendation, insights, risks.
+"""The judgement in the report's language: one-line summary, bullets, reason, recommendations, insights, risks.
 
 Every sentence comes from the rule table's ``[messages.<language>]``
 (:class:`~repodaily.analyzers.heuristic.sentences.Messages`); this module only
 chooses which one and fills its placeholders.
+
+The texts say what changed, most telling first: the user-visible surface the
+diff changes (grouped by kind and action, a few names and a count of the rest),
+what the message, changelog, removed definitions and versions add, and else the
+definitions the diff touches (:mod:`.outline`); a file list only when nothing
+else is known. Advice and risks come from the surface and the judgement's
+overrides, each only where there is something specific to do or to fear, so a
+commit may have none: never a sentence that restates its title.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ _MAX_CLAUSES = 4
 _OUTLINE_NAMES = 4
 _MAX_ADVICE = 3
 _MAX_RISKS = 3
-#: The impact scope's length when the surface names no more areas than this.
+#: The impact scope's length: areas of the surface, then files; at least one file however many areas.
 _MAX_SCOPE = 5
 #: What the summary tells first: what stops working, then what changes meaning, then what is new.
 _ACTION_ORDER = [
