@@ -299,3 +299,20 @@ def test_the_outline_names_c_functions_from_hunk_headers_but_not_statements(tmp_
     )
     assert result["en"].summary == ["Changes `sum_values`."]
     assert result["zh"].summary == ["修改 `sum_values`。"]
+
+
+def test_upgrade_advice_for_a_security_fix_in_the_product_only(tmp_path: Path) -> None:
+    loader = "def load(path):\n    return open(path).read()\n"
+    fixed = loader.replace("    return", "    if '..' in path:\n        raise ValueError(path)\n    return")
+    product = analyse(
+        tmp_path / "product",
+        {"engine/loader.py": loader},
+        {"engine/loader.py": fixed},
+        "Reject path traversal in the loader",
+    )
+    assert advice(product["en"]) == ["Upgrade to a release with this commit soon and check whether you are affected."]
+    assert advice(product["zh"]) == ["尽快升级到包含此提交的版本，并检查是否受该问题影响。"]
+    guide = {"docs/security.md": "# Security\n\nRemote code runs with `trust_remote_code`.\n"}
+    documented = analyse(tmp_path / "docs", {}, guide, "Document trust_remote_code risks")
+    assert documented["en"].flags.security and documented["en"].importance == Importance.medium
+    assert documented["en"].recommendations == [] and documented["zh"].recommendations == []

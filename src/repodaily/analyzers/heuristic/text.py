@@ -297,9 +297,9 @@ class Writer:
         """Advice only where the commit gives something specific to do; none that would restate the title.
 
         Each surface change that asks something of users (replace, rename, drop,
-        set, upgrade, move off) gives one; a security fix, a major dependency and
-        a breaking change or changed default the surface does not name give the
-        general advice of their kind.
+        set, upgrade, move off) gives one; a security fix in the product, a major
+        dependency and a breaking change or changed default the surface does not
+        name give the general advice of their kind.
         """
         audiences = self.rules.audiences
         audience_of = {
@@ -307,7 +307,8 @@ class Writer:
             SurfaceAction.raised_floor: audiences.build,
         }
         found: list[Recommendation] = []
-        if judgement.security:
+        # Upgrading is the advice for a security fix in the product, not for one in its tests or documents.
+        if judgement.security and not any(key == "reason_security_docs" for key, _ in judgement.reasons):
             found.append(self._advice(audiences.security, "rec_security"))
         advice = self._surface_texts("surface_advice", self._relevant(surface), breaking=judgement.breaking)
         found += [Recommendation(audience=audience_of.get(a, audiences.breaking), text=t) for a, t in advice]
