@@ -316,3 +316,24 @@ def test_upgrade_advice_for_a_security_fix_in_the_product_only(tmp_path: Path) -
     documented = analyse(tmp_path / "docs", {}, guide, "Document trust_remote_code risks")
     assert documented["en"].flags.security and documented["en"].importance == Importance.medium
     assert documented["en"].recommendations == [] and documented["zh"].recommendations == []
+
+
+def test_a_removed_variable_with_a_named_replacement_is_to_be_replaced(tmp_path: Path) -> None:
+    before = 'import os\n\n\ndef workers():\n    return int(os.environ.get("ENGINE_WORKERS", "1"))\n'
+    after = (
+        "import os\nimport warnings\n\n\ndef workers(args):\n"
+        '    if "ENGINE_WORKERS" in os.environ:\n'
+        '        warnings.warn("ENGINE_WORKERS is deprecated, use --workers", DeprecationWarning)\n'
+        "    return args.workers\n"
+    )
+    title = "Deprecate ENGINE_WORKERS in favour of --workers"
+    result = analyse(tmp_path, {"engine/runtime.py": before}, {"engine/runtime.py": after}, title)
+    en, zh = result["en"], result["zh"]
+    # The warning left for the variable adds nothing to its removal: it is told once.
+    assert en.summary[0] == "Removes env var `ENGINE_WORKERS` (use `--workers` instead)."
+    assert zh.summary[0] == "移除环境变量 `ENGINE_WORKERS`（改用 `--workers`）。"
+    assert len(advice(en)) == 1 and advice(en)[0] == (
+        "Before upgrading, replace env var `ENGINE_WORKERS` with `--workers` in your launch commands, configs"
+        " and scripts."
+    )
+    assert advice(zh)[0] == "升级前在启动命令、配置和脚本中替换环境变量：`ENGINE_WORKERS` → `--workers`。"

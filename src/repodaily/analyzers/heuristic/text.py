@@ -190,9 +190,19 @@ class Writer:
     # -- the surface
 
     def _relevant(self, surface: list[SurfaceChange]) -> list[SurfaceChange]:
-        """The changes users meet: a floor raised in a test's or an example's requirements is none."""
+        """The changes users meet, each told once.
+
+        A floor raised in a test's or an example's requirements is none; a
+        deprecation warning for a name the commit removes says less than the removal.
+        """
         released = self.rules.dependencies.released
-        return [c for c in surface if c.kind != SurfaceKind.dependency_floor or released(c.path)]
+        gone = {c.name for c in surface if c.change == SurfaceAction.removed}
+        return [
+            c
+            for c in surface
+            if (c.kind != SurfaceKind.dependency_floor or released(c.path))
+            and not (c.change == SurfaceAction.deprecated and c.name in gone)
+        ]
 
     def _surface_sentence(self, surface: list[SurfaceChange]) -> str:
         """One clause per kind and action, the most consequential first; public definitions only beside few others."""
