@@ -171,7 +171,7 @@ class Writer:
         return details
 
     def _outline(self, item: AnalysisInput, named: set[str]) -> str:
-        """The definitions the source patches touch and the tests the commit adds, but those already ``named``."""
+        """The definitions the source patches touch and the tests the commit adds, but what is already ``named``."""
         source = [f.text for f in ranked_files(item.files) if f.category == FileCategory.source]
         # Test functions name the behaviour they check; their classes, fixtures and helpers say less.
         added = read_outline([f.text for f in item.files if f.category == FileCategory.test]).added
@@ -183,7 +183,10 @@ class Writer:
             "outline_removed": outline.removed,
             "outline_tests": tests,
         }
-        fresh = {key: [name for name in names if name not in named] for key, names in lists.items()}
+        # A member of a definition already named (`Model.forward` beside `Model`) is part of it.
+        fresh = {
+            key: [n for n in names if n not in named and n.split(".")[0] not in named] for key, names in lists.items()
+        }
         parts = [self.m.render(key, names=self._names(names, _OUTLINE_NAMES)) for key, names in fresh.items() if names]
         return self.m.clause_sep.join(parts)
 
