@@ -337,3 +337,46 @@ def test_a_removed_variable_with_a_named_replacement_is_to_be_replaced(tmp_path:
         " and scripts."
     )
     assert advice(zh)[0] == "升级前在启动命令、配置和脚本中替换环境变量：`ENGINE_WORKERS` → `--workers`。"
+
+
+# --------------------------------------------------------------------------- metrics, platforms, dependencies
+
+
+def test_a_removed_metric_advises_updating_dashboards(tmp_path: Path) -> None:
+    metrics = (
+        "from prometheus_client import Counter\n\n"
+        'REQUESTS = Counter("engine_requests_total", "Requests served")\n'
+        'RETRIES = Counter("engine_retries_total", "Requests retried")\n'
+    )
+    kept = metrics.replace('RETRIES = Counter("engine_retries_total", "Requests retried")\n', "")
+    result = analyse(tmp_path, {"engine/metrics.py": metrics}, {"engine/metrics.py": kept}, "Drop the retry counter")
+    en, zh = result["en"], result["zh"]
+    assert en.summary[0] == "Removes metric `engine_retries_total`."
+    assert zh.summary[0] == "移除监控指标 `engine_retries_total`。"
+    assert advice(en) == ["Before upgrading, update the dashboards and alerts that read `engine_retries_total`."]
+    assert advice(zh) == ["升级前更新读取 `engine_retries_total` 的仪表盘和告警。"]
+    assert en.impact_scope[0] == "metrics" and zh.impact_scope[0] == "监控指标"
+
+
+def test_a_new_platform_is_named_and_scoped(tmp_path: Path) -> None:
+    base = "class Platform:\n    name = 'base'\n"
+    npu = "from engine.platforms.base import Platform\n\n\nclass NpuPlatform(Platform):\n    name = 'npu'\n"
+    result = analyse(tmp_path, {"engine/platforms/base.py": base}, {"engine/platforms/npu.py": npu}, "Run on NPUs")
+    assert result["en"].summary[0].startswith("Adds platform `NpuPlatform`")
+    assert result["zh"].summary[0].startswith("新增平台 `NpuPlatform`")
+    assert result["en"].impact_scope[0] == "supported platforms"
+
+
+def test_a_dependency_dropped_but_still_imported_is_to_be_installed_by_hand(tmp_path: Path) -> None:
+    code = {"engine/audio.py": "import soundfile\n\n\ndef read(path):\n    return soundfile.read(path)\n"}
+    before = {**code, "requirements.txt": "numpy>=1.26\nsoundfile>=0.12\n"}
+    result = analyse(tmp_path, before, {"requirements.txt": "numpy>=1.26\n"}, "Make audio support optional")
+    en, zh = result["en"], result["zh"]
+    assert en.summary[0] == "Removes dependency `soundfile`."
+    assert zh.summary[0] == "移除依赖 `soundfile`。"
+    drop = next(r for r in en.recommendations if "soundfile" in r.text)
+    assert (drop.audience, drop.text) == (
+        "operators",
+        "If you use features that need `soundfile`, install it yourself.",
+    )
+    assert "若使用需要 `soundfile` 的功能，请自行安装它。" in advice(zh)

@@ -60,6 +60,8 @@ _ACTION_ORDER = [
 #: Kinds read from any module that looks public (a model's own config class): their removals and renames
 #: call for advice and carry risks only when the judgement says the commit breaks users.
 _ONLY_WHEN_BREAKING = (SurfaceKind.public_api, SurfaceKind.config_key)
+#: Kinds read from manifests: only those of what users install count.
+_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
 #: Actions that stop existing usage working.
 _BREAKING = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises)
 
@@ -195,7 +197,7 @@ class Writer:
     def _relevant(self, surface: list[SurfaceChange]) -> list[SurfaceChange]:
         """The changes users meet, each told once.
 
-        A floor raised in a test's or an example's requirements is none; a
+        A dependency a test's or an example's requirements raise or drop is none; a
         deprecation warning for a name the commit removes says less than the removal.
         """
         released = self.rules.dependencies.released
@@ -203,7 +205,7 @@ class Writer:
         return [
             c
             for c in surface
-            if (c.kind != SurfaceKind.dependency_floor or released(c.path))
+            if (c.kind not in _MANIFEST_KINDS or released(c.path))
             and not (c.change == SurfaceAction.deprecated and c.name in gone)
         ]
 
@@ -242,8 +244,8 @@ class Writer:
 
     def _surface_texts(
         self, table: str, surface: list[SurfaceChange], *, breaking: bool
-    ) -> list[tuple[SurfaceAction, str]]:
-        """Per group with a template in ``table`` (advice or risks): its action and its text.
+    ) -> list[tuple[SurfaceKind, SurfaceAction, str]]:
+        """Per group with a template in ``table`` (advice or risks): its kind, its action and its text.
 
         A removal that names its replacement is looked up as ``replaced`` first.
         Definitions and fields of modules that only look public (a model's own
@@ -262,7 +264,8 @@ class Writer:
             else:  # a risk concerns what users have set: the old name of a rename
                 items = [code_span(c.old if c.change == SurfaceAction.renamed and c.old else c.name) for c in changes]
             label = self.m.surface_labels.get(kind, kind)
-            texts.append((action, self._sentence(_capitalised(template.format(label=label, names=self._list(items))))))
+            text = self._sentence(_capitalised(template.format(label=label, names=self._list(items))))
+            texts.append((kind, action, text))
         return texts
 
     def impact_scope(self, surface: list[SurfaceChange], files: list[str]) -> list[str]:
@@ -315,25 +318,31 @@ class Writer:
         name give the general advice of their kind.
         """
         audiences = self.rules.audiences
+        # What is installed concerns who builds and deploys; what is typed, set or called, who uses it.
         audience_of = {
+            SurfaceKind.dependency_floor: audiences.build,
+            SurfaceKind.dependency: audiences.build,
             SurfaceAction.default_changed: audiences.default_change,
-            SurfaceAction.raised_floor: audiences.build,
         }
         found: list[Recommendation] = []
         # Upgrading is the advice for a security fix in the product, not for one in its tests or documents.
         if judgement.security and not any(key == "reason_security_docs" for key, _ in judgement.reasons):
             found.append(self._advice(audiences.security, "rec_security"))
         advice = self._surface_texts("surface_advice", self._relevant(surface), breaking=judgement.breaking)
-        found += [Recommendation(audience=audience_of.get(a, audiences.breaking), text=t) for a, t in advice]
+        found += [
+            Recommendation(audience=audience_of.get(k, audience_of.get(a, audiences.breaking)), text=t)
+            for k, a, t in advice
+        ]
         majors = [c for c in evidence.dependencies if c.major]
         if majors:
             changes = self._dependencies(majors)
             found.append(self._advice(audiences.major_dependency, "rec_major_dependency", changes=changes))
-        actions = {action for action, _ in advice}
-        if judgement.breaking and not actions - {SurfaceAction.default_changed, SurfaceAction.raised_floor}:
+        actions = {action for _, action, _ in advice}
+        if judgement.breaking and evidence.removed_names and not actions & set(_BREAKING):
             names = self._names(evidence.removed_names)
-            key = "rec_breaking_names" if evidence.removed_names else "rec_breaking"
-            found.append(self._advice(audiences.breaking, key, names=names))
+            found.append(self._advice(audiences.breaking, "rec_breaking_names", names=names))
+        elif judgement.breaking and not advice and not majors:
+            found.append(self._advice(audiences.breaking, "rec_breaking"))
         says_default = any(key == "reason_default_change" for key, _ in judgement.reasons)
         if says_default and SurfaceAction.default_changed not in actions:
             found.append(self._advice(audiences.default_change, "rec_default_change"))
@@ -347,7 +356,7 @@ class Writer:
     ) -> tuple[list[Insight], list[str]]:
         insights: list[Insight] = []
         surface = self._relevant(surface)
-        risks = [text for _, text in self._surface_texts("surface_risks", surface, breaking=judgement.breaking)]
+        risks = [text for _, _, text in self._surface_texts("surface_risks", surface, breaking=judgement.breaking)]
         if judgement.security:
             text = self.m.render("insight_security", match=evidence.signals["security"])
             insights.append(Insight(aspect="security", text=self._sentence(text)))
