@@ -380,3 +380,17 @@ def test_a_dependency_dropped_but_still_imported_is_to_be_installed_by_hand(tmp_
         "If you use features that need `soundfile`, install it yourself.",
     )
     assert "若使用需要 `soundfile` 的功能，请自行安装它。" in advice(zh)
+
+
+def test_a_variable_removed_with_its_deprecation_warning_is_told_once(tmp_path: Path) -> None:
+    before = (
+        "import os\nimport warnings\n\n\ndef legacy():\n"
+        '    if os.environ.get("ENGINE_OLD_CACHE"):\n'
+        '        warnings.warn("ENGINE_OLD_CACHE is deprecated", DeprecationWarning)\n'
+        "    return None\n"
+    )
+    after = "import os\nimport warnings\n\n\ndef legacy():\n    return None\n"
+    result = analyse(tmp_path, {"engine/runtime.py": before}, {"engine/runtime.py": after}, "Drop the old cache switch")
+    assert result["en"].summary[0] == "Removes env var `ENGINE_OLD_CACHE`."
+    assert result["zh"].summary[0] == "移除环境变量 `ENGINE_OLD_CACHE`。"
+    assert len(advice(result["en"])) == 1

@@ -60,6 +60,8 @@ _ACTION_ORDER = [
 #: Kinds read from any module that looks public (a model's own config class): their removals and renames
 #: call for advice and carry risks only when the judgement says the commit breaks users.
 _ONLY_WHEN_BREAKING = (SurfaceKind.public_api, SurfaceKind.config_key)
+#: Kinds read from deprecation warnings rather than from declarations.
+_DEPRECATION_KINDS = (SurfaceKind.deprecation, SurfaceKind.removal)
 #: Kinds read from manifests: only those of what users install count.
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
 #: Actions that stop existing usage working.
@@ -197,16 +199,17 @@ class Writer:
     def _relevant(self, surface: list[SurfaceChange]) -> list[SurfaceChange]:
         """The changes users meet, each told once.
 
-        A dependency a test's or an example's requirements raise or drop is none; a
-        deprecation warning for a name the commit removes says less than the removal.
+        A dependency a test's or an example's requirements raise or drop is none;
+        a deprecation warning added or removed for a name the commit removes as an
+        option, a variable or any other kind says less than that removal.
         """
         released = self.rules.dependencies.released
-        gone = {c.name for c in surface if c.change == SurfaceAction.removed}
+        gone = {c.name for c in surface if c.change == SurfaceAction.removed and c.kind not in _DEPRECATION_KINDS}
         return [
             c
             for c in surface
             if (c.kind not in _MANIFEST_KINDS or released(c.path))
-            and not (c.change == SurfaceAction.deprecated and c.name in gone)
+            and not (c.kind in _DEPRECATION_KINDS and c.name in gone)
         ]
 
     def _surface_sentence(self, surface: list[SurfaceChange]) -> str:
