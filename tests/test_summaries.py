@@ -96,6 +96,9 @@ def test_a_changed_default_names_both_values_and_how_to_keep_the_old_one(tmp_pat
     assert result["en"].summary[0] == "Changes the default of config key `max_num_seqs` from `256` to `128`."
     assert result["zh"].summary[0] == "修改配置项默认值 `max_num_seqs`：`256` → `128`。"
     assert "Set `max_num_seqs` to `256` explicitly to keep the old behaviour." in advice(result["en"])
+    # A changed default is breaking (RUBRIC.md), and the insight says what moves.
+    expected = "Incompatible change: changes the default of config key `max_num_seqs` from `256` to `128`."
+    assert [i.text for i in result["en"].insights] == [expected]
     assert "如需保持旧行为，请显式设置 `max_num_seqs` = `256`。" in advice(result["zh"])
 
 
@@ -362,8 +365,9 @@ def test_a_new_platform_is_named_and_scoped(tmp_path: Path) -> None:
     base = "class Platform:\n    name = 'base'\n"
     npu = "from engine.platforms.base import Platform\n\n\nclass NpuPlatform(Platform):\n    name = 'npu'\n"
     result = analyse(tmp_path, {"engine/platforms/base.py": base}, {"engine/platforms/npu.py": npu}, "Run on NPUs")
-    assert result["en"].summary[0].startswith("Adds platform `NpuPlatform`")
-    assert result["zh"].summary[0].startswith("新增平台 `NpuPlatform`")
+    # The platform's class is not named again as a public definition.
+    assert result["en"].summary[0] == "Adds platform `NpuPlatform`."
+    assert result["zh"].summary[0] == "新增平台 `NpuPlatform`。"
     assert result["en"].impact_scope[0] == "supported platforms"
 
 

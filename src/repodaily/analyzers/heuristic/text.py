@@ -66,6 +66,8 @@ _DEPRECATION_KINDS = (SurfaceKind.deprecation, SurfaceKind.removal)
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
 #: Actions that stop existing usage working.
 _BREAKING = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises)
+#: Actions that change what existing usage gets: what breaks, and defaults and floors that move under it.
+_INCOMPATIBLE = (*_BREAKING, SurfaceAction.default_changed, SurfaceAction.raised_floor)
 
 
 class Writer:
@@ -201,15 +203,18 @@ class Writer:
 
         A dependency a test's or an example's requirements raise or drop is none;
         a deprecation warning added or removed for a name the commit removes as an
-        option, a variable or any other kind says less than that removal.
+        option, a variable or any other kind says less than that removal, and a
+        public definition that is a platform or a registered model is that.
         """
         released = self.rules.dependencies.released
         gone = {c.name for c in surface if c.change == SurfaceAction.removed and c.kind not in _DEPRECATION_KINDS}
+        specific = {c.name for c in surface if c.kind != SurfaceKind.public_api}
         return [
             c
             for c in surface
             if (c.kind not in _MANIFEST_KINDS or released(c.path))
             and not (c.kind in _DEPRECATION_KINDS and c.name in gone)
+            and not (c.kind == SurfaceKind.public_api and c.name in specific)
         ]
 
     def _surface_sentence(self, surface: list[SurfaceChange]) -> str:
@@ -278,9 +283,9 @@ class Writer:
         return [*areas, *files][: max(_MAX_SCOPE, len(areas) + 1)]
 
     def breaking_evidence(self, evidence: Evidence, surface: list[SurfaceChange]) -> str:
-        """What breaks: the surface removed or renamed, else the removed names in the diff, else what said so."""
+        """What breaks: the surface removed, renamed or moved, else the removed names in the diff, else what said so."""
         cite = evidence.signals.get("breaking", "")
-        gone = [c for c in self._relevant(surface) if c.change in _BREAKING]
+        gone = [c for c in self._relevant(surface) if c.change in _INCOMPATIBLE]
         if gone:
             return self._surface_sentence(gone)
         if evidence.removed_names:
