@@ -352,14 +352,15 @@ def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
 
 
 def test_chinese_texts_are_chinese_and_keep_identifiers() -> None:
-    result = judge("Fix crash when the request queue is empty", SOURCE, language="zh")
+    # A security fix: one of the commits that get a recommendation.
+    result = judge("Fix path traversal when the request queue is empty", SOURCE, language="zh")
     for text in [result.one_line, result.importance_reason, *result.summary, result.recommendations[0].text]:
         assert _CJK.search(text), text
     assert "`engine/core/scheduler.py`" in result.one_line
 
 
 def test_english_texts_have_no_chinese() -> None:
-    result = judge("Fix crash when the request queue is empty", SOURCE, language="en")
+    result = judge("Fix path traversal when the request queue is empty", SOURCE, language="en")
     texts = [result.one_line, result.importance_reason, *result.summary, result.recommendations[0].text]
     assert texts and not any(_CJK.search(text) for text in texts)
 

@@ -118,24 +118,24 @@ class HeuristicAnalyzer(Analyzer):
         """
         writer = self._writer
         reading = self.read(item)
-        title, facts, evidence = reading.title, reading.facts, reading.evidence
+        title, facts, evidence, surface = reading.title, reading.facts, reading.evidence, reading.surface
         judgement = judge(title, evidence, facts, self.rules, writer.m.quote)
         scope = impact_scope(item.files, moves_first=facts.pure_move)
-        insights, risks = writer.insights_and_risks(judgement, evidence)
+        insights, risks = writer.insights_and_risks(judgement, evidence, surface)
         verdict = Verdict(
             type=judgement.type,
             secondary_types=judgement.secondary,
             importance=judgement.importance,
-            importance_reason=writer.reason(judgement, evidence),
+            importance_reason=writer.reason(judgement, evidence, surface),
             flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
-            summary=writer.summary(item, reading.body, evidence),
+            summary=writer.summary(item, reading.body, title, evidence, surface),
             one_line=writer.one_line(item, title, facts, scope),
-            impact_scope=scope,
+            impact_scope=writer.impact_scope(surface, scope),
             insights=insights,
             risks=risks,
-            recommendations=[writer.recommendation(judgement, evidence, title, scope)],
+            recommendations=writer.recommendations(judgement, evidence, surface),
         )
-        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), reading.surface)
+        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), surface)
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ __all__ = [
     "clip",
     "first_sentence",
     "prose_blocks",
+    "says_more",
 ]
 
 BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGE:\s*(?P<text>.*)$")
@@ -28,6 +29,10 @@ _BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig."})
 MAX_QUOTED = 200
+_WORD = re.compile(r"\w+")
+# A sentence says more than a title when this share of its words, and at least two, are not the title's.
+_NEW_SHARE = 0.3
+_NEW_WORDS = 2
 
 
 def bare_text(cite: str) -> str:
@@ -83,3 +88,15 @@ def body_sentence(prose: str) -> str | None:
         if len(sentence) >= 20:
             return clip(sentence, MAX_QUOTED)
     return None
+
+
+def says_more(text: str, than: str) -> bool:
+    """Whether ``text`` adds to ``than`` (a title): enough of its words are not among the title's.
+
+    A body or changelog entry that restates the title ("Fix the crash on empty
+    batches." under "Fix crash on empty batch") tells a reader nothing new.
+    """
+    known = {word.lower() for word in _WORD.findall(than)}
+    words = [word.lower() for word in _WORD.findall(text)]
+    new = [word for word in words if known.isdisjoint({word, word.removesuffix("s"), word.removesuffix("es")})]
+    return len(new) >= _NEW_WORDS and len(new) >= _NEW_SHARE * len(words)

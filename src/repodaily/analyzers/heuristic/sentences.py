@@ -12,6 +12,7 @@ import string
 from pydantic import Field, model_validator
 
 from repodaily.analyzers.heuristic.base import Strict
+from repodaily.models import SurfaceAction, SurfaceKind
 
 # A placeholder a template quotes as code, and the backtick runs a code span must outgrow.
 _QUOTED_PLACEHOLDER = re.compile(r"`\{(\w+)\}`")
@@ -45,6 +46,10 @@ _PLACEHOLDERS = frozenset(
         "scope",
     ]
 )
+
+#: The kinds and actions of :class:`SurfaceChange`: a surface table's keys are an action or ``kind.action``.
+_SURFACE_KINDS = frozenset(kind.value for kind in SurfaceKind)
+_SURFACE_ACTIONS = frozenset(action.value for action in SurfaceAction)
 
 
 class Messages(Strict):
@@ -107,32 +112,52 @@ class Messages(Strict):
     rec_security: str
     rec_major_dependency: str
     rec_default_change: str
-    rec_revert: str
-    rec_feat: str
-    rec_fix: str
-    rec_perf: str
-    rec_build: str
-    rec_other: str
     insight_security: str
     insight_breaking: str
     insight_dependency: str
     risk_breaking: str
     risk_dependency: str
+    item_renamed: str
+    item_changed: str
+    item_instead: str
+    item_replaced: str
+    item_keep: str
+    item_floor: str
+    outline_changed: str
+    outline_added: str
+    outline_removed: str
+    outline_tests: str
     path_labels: dict[str, str] = Field(default_factory=dict)
+    #: What users call each kind of surface: "env var", "CLI option".
+    surface_labels: dict[str, str] = Field(default_factory=dict)
+    #: The part of the product each kind belongs to, for the impact scope; a kind without one names no area.
+    surface_scopes: dict[str, str] = Field(default_factory=dict)
+    #: By action (or ``kind.action``): what the summary says a group of changes does.
+    surface_actions: dict[str, str] = Field(default_factory=dict)
+    #: By action (or ``kind.action``, or ``replaced``): the advice a group calls for; others call for none.
+    surface_advice: dict[str, str] = Field(default_factory=dict)
+    #: By action (or ``kind.action``, or ``replaced``): what a group risks for users who do nothing.
+    surface_risks: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _known_placeholders(self) -> Messages:
-        for key, template in self:
-            if not isinstance(template, str):
-                continue
-            try:
-                fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
-            except ValueError as exc:
-                raise ValueError(f"{key}: malformed template: {exc}") from None
-            unknown = sorted(name for name in fields if name not in _PLACEHOLDERS)
-            if unknown:
-                raise ValueError(f"{key}: unknown placeholder(s) {', '.join(unknown)}")
+        for key, value in self:
+            templates = value if isinstance(value, dict) else {"": value}
+            for sub, template in templates.items():
+                _check_template(f"{key}.{sub}" if sub else key, template)
+        for table in ("surface_actions", "surface_advice", "surface_risks"):
+            for sub in getattr(self, table):
+                _check_surface_key(f"{table}.{sub}", sub)
+        for table in ("surface_labels", "surface_scopes"):
+            for kind in getattr(self, table):
+                if kind not in _SURFACE_KINDS:
+                    raise ValueError(f"{table}.{kind}: not a kind of surface change")
         return self
+
+    def surface(self, table: str, kind: str, action: str) -> str | None:
+        """The template of ``table`` for ``kind``'s ``action``: the kind's own, else the action's; None if neither."""
+        templates: dict[str, str] = getattr(self, table)
+        return templates.get(f"{kind}.{action}", templates.get(action))
 
     def render(self, key: str, **values: object) -> str:
         """The message ``key`` with ``values``; a value a template quotes as code (`` `{path}` ``) stays one span."""
@@ -140,6 +165,23 @@ class Messages(Strict):
         quoted = set(_QUOTED_PLACEHOLDER.findall(template))
         template = _QUOTED_PLACEHOLDER.sub(r"{\1}", template)
         return template.format(**{name: code_span(str(v)) if name in quoted else v for name, v in values.items()})
+
+
+def _check_template(key: str, template: str) -> None:
+    try:
+        fields = {name for _, name, _, _ in string.Formatter().parse(template) if name is not None}
+    except ValueError as exc:
+        raise ValueError(f"{key}: malformed template: {exc}") from None
+    unknown = sorted(name for name in fields if name not in _PLACEHOLDERS)
+    if unknown:
+        raise ValueError(f"{key}: unknown placeholder(s) {', '.join(unknown)}")
+
+
+def _check_surface_key(key: str, sub: str) -> None:
+    """``action``, ``kind.action`` or ``replaced`` (a removal that names what replaces it)."""
+    kind, _, action = sub.rpartition(".")
+    if (kind and kind not in _SURFACE_KINDS) or action not in _SURFACE_ACTIONS | {"replaced"}:
+        raise ValueError(f"{key}: not an action or kind.action of a surface change")
 
 
 def code_span(text: str) -> str:
