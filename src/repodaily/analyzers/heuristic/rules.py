@@ -76,12 +76,7 @@ class Audiences(Strict):
     security: Audience
     major_dependency: Audience
     default_change: Audience
-    revert: Audience
-    feat: Audience
-    fix: Audience
-    perf: Audience
     build: Audience
-    other: Audience
 
 
 class RuleSet(Strict):
