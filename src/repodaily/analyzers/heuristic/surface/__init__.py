@@ -64,7 +64,9 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
                     seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
     changes = dependency_changes(manifests, source, rules) + _compare(before, after)
     order = list(SurfaceKind)
-    return sorted(changes, key=lambda c: (order.index(c.kind), c.name))[:MAX_CHANGES]
+    # A major framework's floor is what a reader must see first among floors (`torch` before a kernel tag).
+    major = rules.dependencies.is_major
+    return sorted(changes, key=lambda c: (order.index(c.kind), not major(c.name), c.name))[:MAX_CHANGES]
 
 
 def _compare(
