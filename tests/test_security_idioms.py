@@ -32,6 +32,12 @@ def flagged(commit: Commit) -> bool:
     return analyse(commit).verdict.flags.security
 
 
+def edit(repo: Repo, path: str, before: str, after: str) -> Commit:
+    """``path`` committed as ``before``, then as ``after``; the second commit, whose message says nothing."""
+    repo.change(f"Add {path}", {path: before})
+    return repo.change(f"Update {path}", {path: after})
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path, {"README.md": "# engine\n"})
@@ -59,8 +65,7 @@ def _guarded(text: str) -> str:
 
 
 def test_a_guard_added_before_an_existing_pickle_load_flags_the_commit(repo: Repo) -> None:
-    repo.change("Add the decoder", {"engine/ipc.py": _UNPICKLE})
-    commit = repo.change("Check the flag before decoding", {"engine/ipc.py": _guarded(_UNPICKLE)})
+    commit = edit(repo, "engine/ipc.py", _UNPICKLE, _guarded(_UNPICKLE))
     assert idioms(commit) == ["unpickle_guarded"]
     analysis = analyse(commit)
     assert analysis.verdict.flags.security
@@ -91,9 +96,8 @@ def load_embeds(buffer):
 
 
 def test_an_existing_torch_load_restricted_to_weights_is_flagged_a_reformat_is_not(repo: Repo) -> None:
-    repo.change("Add the loader", {"engine/embeds.py": _LOADER})
     restricted = _LOADER.replace('map_location="cpu")', 'map_location="cpu", weights_only=True)')
-    commit = repo.change("Load embeddings on the cpu", {"engine/embeds.py": restricted})
+    commit = edit(repo, "engine/embeds.py", _LOADER, restricted)
     assert idioms(commit) == ["torch_load_restricted"]
     reformatted = restricted.replace(
         'torch.load(buffer, map_location="cpu", weights_only=True)',
@@ -109,19 +113,14 @@ def test_new_code_that_loads_weights_only_from_the_start_is_no_fix(repo: Repo) -
 
 def test_yaml_load_replaced_by_safe_load_and_eval_removed(repo: Repo) -> None:
     config = "import yaml\n\n\ndef read(stream):\n    return yaml.load(stream, Loader=yaml.Loader)\n"
+    safe = config.replace("yaml.load(stream, Loader=yaml.Loader)", "yaml.safe_load(stream)")
+    assert idioms(edit(repo, "engine/config.py", config, safe)) == ["yaml_safe_load"]
     parser = "def convert(value):\n    try:\n        return eval(value)\n    except Exception:\n        return value\n"
-    repo.change("Add readers", {"engine/config.py": config, "engine/parse.py": parser})
-    safe = repo.change(
-        "Read configs",
-        {"engine/config.py": config.replace("yaml.load(stream, Loader=yaml.Loader)", "yaml.safe_load(stream)")},
-    )
-    assert idioms(safe) == ["yaml_safe_load"]
-    no_eval = repo.change("Keep values as text", {"engine/parse.py": "def convert(value):\n    return str(value)\n"})
-    assert idioms(no_eval) == ["eval_removed"]
+    plain = "def convert(value):\n    return str(value)\n"
+    assert idioms(edit(repo, "engine/parse.py", parser, plain)) == ["eval_removed"]
     # `model.eval()` is a method of a network, not code run from input.
     network = "def infer(model, x):\n    model.eval()\n    return model(x)\n"
-    repo.change("Add inference", {"engine/infer.py": network})
-    assert idioms(repo.change("Infer", {"engine/infer.py": "def infer(model, x):\n    return model(x)\n"})) == []
+    assert idioms(edit(repo, "engine/infer.py", network, network.replace("    model.eval()\n", ""))) == []
 
 
 # --------------------------------------------------------------------------- trust_remote_code and pinned revisions
@@ -138,9 +137,8 @@ def processor(config):
 
 
 def test_a_hard_coded_trust_remote_code_replaced_by_the_users_setting(repo: Repo) -> None:
-    repo.change("Add the processor", {"engine/processor.py": _PROCESSOR})
     respected = _PROCESSOR.replace("trust_remote_code=True", "trust_remote_code=config.trust_remote_code")
-    commit = repo.change("Load the processor", {"engine/processor.py": respected})
+    commit = edit(repo, "engine/processor.py", _PROCESSOR, respected)
     assert idioms(commit) == ["trust_remote_code_respected"]
     assert flagged(commit)
 
@@ -152,9 +150,8 @@ def test_new_code_passing_the_users_setting_replaces_nothing(repo: Repo) -> None
 
 def test_remote_code_pinned_to_the_users_revision(repo: Repo) -> None:
     respected = _PROCESSOR.replace("trust_remote_code=True", "trust_remote_code=config.trust_remote_code")
-    repo.change("Add the processor", {"engine/processor.py": respected})
     pinned = respected.replace("        config.model,\n", "        config.model,\n        revision=config.revision,\n")
-    assert idioms(repo.change("Load the processor", {"engine/processor.py": pinned})) == ["remote_code_pinned"]
+    assert idioms(edit(repo, "engine/processor.py", respected, pinned)) == ["remote_code_pinned"]
     # A hunk that does more than pass the pin (a new function beside a loader) is not this idiom.
     more = pinned + "\n\ndef tokenizer(config):\n    return load(config.model, revision=config.revision)\n"
     assert idioms(repo.change("Add the tokenizer", {"engine/processor.py": more})) == []
@@ -172,28 +169,24 @@ def open_upload(base, name):
 
 
 def test_a_path_kept_inside_its_base_with_an_error_is_flagged(repo: Repo) -> None:
-    repo.change("Add uploads", {"engine/uploads.py": _FILES})
     contained = _FILES.replace(
         '    return open(path, "rb")',
         "    if os.path.commonpath([base, os.path.realpath(path)]) != base:\n"
         '        raise PermissionError(name)\n    return open(path, "rb")',
     )
-    commit = repo.change("Open uploads", {"engine/uploads.py": contained})
-    assert idioms(commit) == ["path_contained"]
+    assert idioms(edit(repo, "engine/uploads.py", _FILES, contained)) == ["path_contained"]
     dotdot = _FILES.replace(
         "    path = os.path.join",
         '    if ".." in name.split("/"):\n        raise ValueError(name)\n    path = os.path.join',
     )
-    repo.change("Add names", {"engine/names.py": _FILES})
-    assert idioms(repo.change("Reject names", {"engine/names.py": dotdot})) == ["path_dotdot_rejected"]
+    assert idioms(edit(repo, "engine/names.py", _FILES, dotdot)) == ["path_dotdot_rejected"]
 
 
 def test_a_common_path_computed_for_display_is_no_check(repo: Repo) -> None:
-    repo.change("Add uploads", {"engine/uploads.py": _FILES})
     shown = _FILES.replace(
         '    return open(path, "rb")', '    print(os.path.commonpath([base, path]))\n    return open(path, "rb")'
     )
-    assert idioms(repo.change("Show the path", {"engine/uploads.py": shown})) == []
+    assert idioms(edit(repo, "engine/uploads.py", _FILES, shown)) == []
 
 
 # --------------------------------------------------------------------------- limits on what clients send
@@ -214,8 +207,7 @@ _CAPPED = (
 
 
 def test_an_existing_validation_capped_from_the_environment_is_flagged(repo: Repo) -> None:
-    repo.change("Add params", {"engine/params.py": _PARAMS})
-    assert idioms(repo.change("Check n", {"engine/params.py": _CAPPED})) == ["limit_from_environment"]
+    assert idioms(edit(repo, "engine/params.py", _PARAMS, _CAPPED)) == ["limit_from_environment"]
 
 
 def test_a_new_module_that_starts_with_a_cap_is_a_feature(repo: Repo) -> None:
@@ -234,13 +226,12 @@ def fetch(session, url, allowed_domains):
 
 
 def test_a_host_checked_against_the_allowed_domains_is_flagged_a_doc_about_it_is_not(repo: Repo) -> None:
-    repo.change("Add fetching", {"engine/fetch.py": _FETCH})
     checked = _FETCH.replace(
         "    return session.get(url)",
         "    if allowed_domains and spec.hostname not in allowed_domains:\n"
         "        raise ValueError(spec.hostname)\n    return session.get(url)",
     )
-    assert idioms(repo.change("Fetch", {"engine/fetch.py": checked})) == ["url_allowlist"]
+    assert idioms(edit(repo, "engine/fetch.py", _FETCH, checked)) == ["url_allowlist"]
     page = "# Fetching\n\nAgainst SSRF:\n\n    if spec.hostname not in allowed_domains:\n        raise ValueError()\n"
     doc = repo.change("Describe fetching", {"docs/fetching.md": page})
     assert idioms(doc) == []
@@ -258,9 +249,8 @@ _MIDDLEWARE = """class Auth:
 
 
 def test_an_auth_check_widened_to_more_routes_is_flagged_moving_it_is_not(repo: Repo) -> None:
-    repo.change("Add auth", {"engine/auth.py": _MIDDLEWARE})
     widened = _MIDDLEWARE.replace('startswith("/v1")', 'startswith(("/v1", "/v2"))')
-    assert idioms(repo.change("Routes", {"engine/auth.py": widened})) == ["auth_check"]
+    assert idioms(edit(repo, "engine/auth.py", _MIDDLEWARE, widened)) == ["auth_check"]
     moved = repo.change("Move auth", {"engine/server/auth.py": widened}, removed=("engine/auth.py",))
     assert idioms(moved) == []
 
@@ -273,15 +263,14 @@ _LOG_ENV = """def start(env):
 
 
 def test_secrets_masked_before_logging_are_flagged_a_banner_is_not(repo: Repo) -> None:
-    repo.change("Add start", {"engine/start.py": _LOG_ENV})
     masked = """def start(env):
     # Avoid logging sensitive values
     shown = {k: "***" for k in env}
     logger.info("Using runtime env: %s", shown)
 """
-    assert idioms(repo.change("Log env", {"engine/start.py": masked})) == ["secret_redacted"]
+    assert idioms(edit(repo, "engine/start.py", _LOG_ENV, masked)) == ["secret_redacted"]
     banner = 'def start(env):\n    print("***")\n    logger.info("Using runtime env: %s", env)\n'
-    assert idioms(repo.change("Banner", {"engine/start.py": banner})) == []
+    assert idioms(edit(repo, "engine/banner.py", _LOG_ENV, banner)) == []
 
 
 # --------------------------------------------------------------------------- advisories
@@ -290,9 +279,8 @@ _REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
 
 
 def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(repo: Repo) -> None:
-    repo.change("Add requirements", {"requirements/common.txt": _REQUIREMENTS})
     pinned = _REQUIREMENTS.replace("protobuf >= 5.29", "protobuf >= 6.33.5  # CVE-2026-0994")
-    commit = repo.change("Raise protobuf", {"requirements/common.txt": pinned})
+    commit = edit(repo, "requirements/common.txt", _REQUIREMENTS, pinned)
     assert idioms(commit) == ["advisory_named"]
     assert flagged(commit)
     notes = repo.change("Notes", {"docs/notes.md": "# Notes\n\nWe track CVE-2026-0994 upstream.\n"})
@@ -314,9 +302,8 @@ def test_a_repository_teaches_its_own_idiom_and_bad_rules_fail_at_load(repo: Rep
     }
     analyzer = HeuristicAnalyzer(language="en", rules=RuleSet.load(go_idiom))
     handler = "package web\n\nfunc reply(w Writer, name string) {\n\tw.Write([]byte(name))\n}\n"
-    repo.change("Add the handler", {"web/reply.go": handler})
     escaped = handler.replace("[]byte(name)", "[]byte(template.HTMLEscapeString(name))")
-    assert idioms(repo.change("Reply", {"web/reply.go": escaped}), analyzer) == ["go_html_escaped"]
+    assert idioms(edit(repo, "web/reply.go", handler, escaped), analyzer) == ["go_html_escaped"]
     with pytest.raises(ConfigError, match="names no pattern list"):
         RuleSet.load({"security_idioms": {"bad": {"added": ["x"], "cite": "{before}"}}})
     with pytest.raises(ConfigError, match="needs `added` or `removed`"):
