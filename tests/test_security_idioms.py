@@ -251,7 +251,14 @@ _MIDDLEWARE = """class Auth:
 def test_an_auth_check_widened_to_more_routes_is_flagged_moving_it_is_not(repo: Repo) -> None:
     widened = _MIDDLEWARE.replace('startswith("/v1")', 'startswith(("/v1", "/v2"))')
     assert idioms(edit(repo, "engine/auth.py", _MIDDLEWARE, widened)) == ["auth_check"]
-    moved = repo.change("Move auth", {"engine/server/auth.py": widened}, removed=("engine/auth.py",))
+    # Into a module with more in it, so git sees a deletion and an addition, not a rename.
+    server = "".join(f"def route_{i}(request):\n    return request.path + '{i}'\n\n\n" for i in range(12))
+    repo.change("Add routes", {"engine/server.py": server})
+    moved = repo.change("Move auth", {"engine/server.py": server + widened}, removed=("engine/auth.py",))
+    assert sorted(f.status for f in heuristic_input(moved, HeuristicAnalyzer(language="en")).files) == [
+        "deleted",
+        "modified",
+    ]
     assert idioms(moved) == []
 
 
