@@ -118,6 +118,8 @@ def test_yaml_load_replaced_by_safe_load_and_eval_removed(repo: Repo) -> None:
     parser = "def convert(value):\n    try:\n        return eval(value)\n    except Exception:\n        return value\n"
     plain = "def convert(value):\n    return str(value)\n"
     assert idioms(edit(repo, "engine/parse.py", parser, plain)) == ["eval_removed"]
+    # Code still run from input by other means is no fix.
+    assert idioms(edit(repo, "engine/console.py", parser, parser.replace("eval(value)", "exec(value)"))) == []
     # `model.eval()` is a method of a network, not code run from input.
     network = "def infer(model, x):\n    model.eval()\n    return model(x)\n"
     assert idioms(edit(repo, "engine/infer.py", network, network.replace("    model.eval()\n", ""))) == []
@@ -180,6 +182,11 @@ def test_a_path_kept_inside_its_base_with_an_error_is_flagged(repo: Repo) -> Non
         '    if ".." in name.split("/"):\n        raise ValueError(name)\n    path = os.path.join',
     )
     assert idioms(edit(repo, "engine/names.py", _FILES, dotdot)) == ["path_dotdot_rejected"]
+    plain = _FILES.replace(
+        "    path = os.path.join",
+        "    if os.path.basename(name) != name:\n        raise ValueError(name)\n    path = os.path.join",
+    )
+    assert idioms(edit(repo, "engine/shards.py", _FILES, plain)) == ["path_contained"]
 
 
 def test_a_common_path_computed_for_display_is_no_check(repo: Repo) -> None:
@@ -263,6 +270,21 @@ def test_an_auth_check_widened_to_more_routes_is_flagged_moving_it_is_not(repo: 
 
 
 # --------------------------------------------------------------------------- secrets
+
+_CHECK = """def check(token, expected):
+    if token == expected:
+        return True
+    return False
+"""
+
+
+def test_a_token_compared_in_constant_time_is_flagged_a_helper_reworked_is_not(repo: Repo) -> None:
+    constant = _CHECK.replace("    if token == expected:", "    if hmac.compare_digest(token, expected):")
+    assert idioms(edit(repo, "engine/check.py", _CHECK, constant)) == ["constant_time_compare"]
+    helper = "def equal(a, b):\n    rv = 0\n    for x, y in zip(a, b):\n        rv |= x ^ y\n    return rv == 0\n"
+    reworked = "def equal(a, b):\n    return hmac.compare_digest(a, b)\n"
+    assert idioms(edit(repo, "engine/helpers.py", helper, reworked)) == []
+
 
 _LOG_ENV = """def start(env):
     logger.info("Using runtime env: %s", env)

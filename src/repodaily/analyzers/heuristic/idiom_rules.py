@@ -19,8 +19,9 @@ from repodaily.analyzers.heuristic.base import Strict, check_regexes
 
 __all__ = ["SecurityIdiom"]
 
-#: The conditions whose matches a cite may quote; ``only`` constrains the whole hunk and quotes nothing.
+#: The conditions whose matches a cite may quote; ``only`` and ``not_added`` constrain the whole hunk.
 _QUOTED = ("added", "removed", "before", "after")
+_PATTERNS = (*_QUOTED, "only", "not_added")
 
 
 class SecurityIdiom(Strict):
@@ -33,7 +34,8 @@ class SecurityIdiom(Strict):
     hunk as it reads before the commit (context and removed lines: the code
     being changed was there) or after it (context and added lines); one of the
     ``only`` patterns must match every line the hunk adds (a hunk that does
-    nothing else). ``files`` says whose patches are read: the project's
+    nothing else); no ``not_added`` pattern may match a line it adds (nothing
+    as dangerous put in place of what it removes). ``files`` says whose patches are read: the project's
     ``source`` (path classes without a type: not tests, docs, examples, CI or
     tooling) and/or its ``build`` files (manifests and pins). ``cite`` is what
     the evidence quotes, each of ``{added}``, ``{removed}``, ``{before}`` and
@@ -48,9 +50,10 @@ class SecurityIdiom(Strict):
     before: list[str] = Field(default_factory=list)
     after: list[str] = Field(default_factory=list)
     only: list[str] = Field(default_factory=list)
+    not_added: list[str] = Field(default_factory=list)
     cite: str
 
-    @field_validator(*_QUOTED, "only")
+    @field_validator(*_PATTERNS)
     @classmethod
     def _check(cls, value: list[str]) -> list[str]:
         return check_regexes(value)
@@ -67,4 +70,4 @@ class SecurityIdiom(Strict):
     @cached_property
     def regexes(self) -> dict[str, list[re.Pattern[str]]]:
         """Each condition's patterns, compiled case-sensitively and line by line."""
-        return {name: [re.compile(p, re.MULTILINE) for p in getattr(self, name)] for name in (*_QUOTED, "only")}
+        return {name: [re.compile(p, re.MULTILINE) for p in getattr(self, name)] for name in _PATTERNS}

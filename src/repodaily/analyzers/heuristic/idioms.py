@@ -99,8 +99,10 @@ def _match(rule: SecurityIdiom, hunk: _Hunk) -> str | None:
             if match is None:
                 return None
             found.setdefault(condition, code_span(clip(match.group(0).strip(), _MAX_QUOTED_CODE)))
-    only = rule.regexes["only"]
+    only, not_added = rule.regexes["only"], rule.regexes["not_added"]
     if only and not all(any(regex.search(line) for regex in only) for line in hunk.added if line.strip()):
+        return None
+    if any(regex.search(line) for regex in not_added for line in hunk.added):
         return None
     return rule.cite.format(**found)
 
