@@ -3,7 +3,7 @@
 Runs the offline analyzer over every first-parent commit of a date range (default:
 the year 2025-05-20..2026-05-19 of vllm-project/vllm, with the conventions the
 repository's declared preset adds) and counts, for every rule of the merged
-table (`tags.*`, `patterns.*`, `surface.*`, `paths.*`), the commits where it
+table (`tags.*`, `patterns.*`, `surface.*`, `security_idioms.*`, `paths.*`), the commits where it
 matched, with up to three example titles. A rule that matches a handful of
 commits a year recognises titles, not a class of change.
 
@@ -41,6 +41,7 @@ def _rules(analyzer: HeuristicAnalyzer) -> list[str]:
         *(f"tags.{name}" for name in rules.tags),
         *(f"patterns.{name}" for name in rules.patterns),
         *(f"surface.{name}" for name in rules.surface),
+        *(f"security_idioms.{name}" for name in rules.security_idioms),
         *(f"paths.{name}" for name in rules.paths),
     ]
 

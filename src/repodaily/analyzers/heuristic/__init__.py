@@ -10,9 +10,9 @@ entries, the patch itself), weighs it, and writes the judgement in the report's
 language from that table's sentences.
 
 One module a step, each importing only the ones before it: ``base``,
-``message_rules``, ``diff_rules``, ``sentences`` and ``rules`` model the table,
+``message_rules``, ``diff_rules``, ``idiom_rules``, ``sentences`` and ``rules`` model the table,
 ``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
-``files``, ``patch``, ``surface`` and ``changelog`` read a commit; ``decide`` judges it and
+``files``, ``patch``, ``surface``, ``idioms`` and ``changelog`` read a commit; ``decide`` judges it and
 ``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
 
@@ -28,6 +28,7 @@ from repodaily.analyzers.heuristic.conventions import available_conventions, loa
 from repodaily.analyzers.heuristic.decide import is_release, judge
 from repodaily.analyzers.heuristic.evidence import Evidence, read_message
 from repodaily.analyzers.heuristic.files import Files, impact_scope, read_files
+from repodaily.analyzers.heuristic.idioms import weigh_idioms
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
@@ -102,6 +103,7 @@ class HeuristicAnalyzer(Analyzer):
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
         )
         weigh_surface(evidence, surface, self.rules)
+        weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.

@@ -6,8 +6,9 @@ configuration without touching code. :meth:`RuleSet.load` reads the packaged
 table and merges an extension over it; the model rejects unknown keys, bad
 regular expressions and unknown placeholders when the rules are loaded, never
 halfway through a run. The sections that read a commit are modelled in
-:mod:`~repodaily.analyzers.heuristic.message_rules` and
-:mod:`~repodaily.analyzers.heuristic.diff_rules`, its sentences in
+:mod:`~repodaily.analyzers.heuristic.message_rules`,
+:mod:`~repodaily.analyzers.heuristic.diff_rules` and
+:mod:`~repodaily.analyzers.heuristic.idiom_rules`, its sentences in
 :mod:`~repodaily.analyzers.heuristic.sentences`, the decision's own sections
 here; :func:`~repodaily.analyzers.heuristic.conventions.load_conventions` reads a
 repository's ``conventions`` setting into such an extension.
@@ -35,6 +36,7 @@ from repodaily.analyzers.heuristic.diff_rules import (
     RemovedDefinitionRules,
     SurfaceRule,
 )
+from repodaily.analyzers.heuristic.idiom_rules import SecurityIdiom
 from repodaily.analyzers.heuristic.message_rules import (
     ChangelogRules,
     ConventionalRules,
@@ -97,6 +99,7 @@ class RuleSet(Strict):
     release: ReleaseRules = Field(default_factory=ReleaseRules)
     diff: DiffRules = Field(default_factory=DiffRules)
     surface: dict[str, SurfaceRule] = Field(default_factory=dict)
+    security_idioms: dict[str, SecurityIdiom] = Field(default_factory=dict)
     audiences: Audiences
     messages: dict[str, Messages] = Field(min_length=1)
 

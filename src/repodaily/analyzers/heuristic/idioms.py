@@ -1,0 +1,142 @@
+"""Security from code idioms: the shape of a hunk that hardens a trust boundary, whatever the message says.
+
+Words find the fixes that call themselves security fixes; many do not ("Guard
+IPC update-info pickle deserialization behind a flag", "add API key
+authorization to /v2 endpoints"). Their diffs do: a guard added beside a
+``pickle.loads``, a hard-coded ``trust_remote_code=True`` replaced by the
+user's setting. Each ``[security_idioms]`` rule of ``rules.toml`` names such a
+shape (:class:`~repodaily.analyzers.heuristic.idiom_rules.SecurityIdiom`); all
+of its conditions must hold in one hunk, so a single common word never flags a
+commit, and a line the commit only moves (removed in one place, added in
+another) counts as neither added nor removed. Tests, docs, examples and CI
+are not read: a test that calls ``pickle.loads`` hardens nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from repodaily.analyzers.heuristic.evidence import Evidence
+from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.idiom_rules import SecurityIdiom
+from repodaily.analyzers.heuristic.prose import clip
+from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.models import ChangeType
+
+__all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
+
+#: A quoted line is evidence, not the whole statement: a reader needs its start.
+_MAX_QUOTED_CODE = 60
+_HUNK_HEADER = re.compile(r"^@@.*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class IdiomHit:
+    """A rule that a hunk of ``path`` matched, and the cite the evidence quotes."""
+
+    rule: str
+    path: str
+    cite: str
+
+
+@dataclass(frozen=True)
+class _Hunk:
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    moved: frozenset[str]  # its lines that the commit both adds and removes (stripped)
+    before: str  # context and removed lines: the hunk as it read before the commit
+    after: str  # context and added lines: the hunk as it reads after the commit
+
+
+def weigh_idioms(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
+    """Raise the ``security`` signal with the first idiom the commit's own code matches (words keep theirs).
+
+    Every idiom matched is recorded as fired, so a history's rule rates count each.
+    """
+    for hit in find_idioms(facts, rules):
+        evidence.signal("security", hit.cite)
+        evidence.fired.add(f"security_idioms.{hit.rule}")
+
+
+def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
+    """Every rule a hunk of the commit's source or build files matches, at most once per rule."""
+    if not rules.security_idioms:
+        return
+    kinds = {"source": None, "build": ChangeType.build}
+    added = {line.strip() for f in facts.files for line in _signed(f.text, "+")}
+    removed = {line.strip() for f in facts.files for line in _signed(f.text, "-")}
+    hunks = {
+        (f.path, kind): _hunks(f.text, added, removed)
+        for f, name in zip(facts.files, facts.classes, strict=True)
+        for kind, wanted in kinds.items()
+        if rules.path_rules(name).type == wanted and f.text
+    }
+    for name, rule in rules.security_idioms.items():
+        for (path, kind), file_hunks in hunks.items():
+            if kind not in rule.files:
+                continue
+            cite = next((c for hunk in file_hunks if (c := _match(rule, hunk)) is not None), None)
+            if cite is not None:
+                yield IdiomHit(name, path, cite)
+                break
+
+
+def _match(rule: SecurityIdiom, hunk: _Hunk) -> str | None:
+    """The rule's cite when every condition holds in ``hunk``."""
+    checks: dict[str, Callable[[re.Pattern[str]], re.Match[str] | None]] = {
+        "added": lambda regex: _changed(regex, hunk.added, hunk.removed, hunk.moved),
+        "removed": lambda regex: _changed(regex, hunk.removed, hunk.added, hunk.moved),
+        "before": lambda regex: regex.search(hunk.before),
+        "after": lambda regex: regex.search(hunk.after),
+    }
+    found: dict[str, str] = {}
+    for condition, check in checks.items():
+        for regex in rule.regexes[condition]:
+            match = check(regex)
+            if match is None:
+                return None
+            found.setdefault(condition, code_span(clip(match.group(0).strip(), _MAX_QUOTED_CODE)))
+    only, not_added = rule.regexes["only"], rule.regexes["not_added"]
+    if only and not all(any(regex.search(line) for regex in only) for line in hunk.added if line.strip()):
+        return None
+    if any(regex.search(line) for regex in not_added for line in hunk.added):
+        return None
+    return rule.cite.format(**found)
+
+
+def _changed(
+    regex: re.Pattern[str], lines: tuple[str, ...], other_side: tuple[str, ...], moved: frozenset[str]
+) -> re.Match[str] | None:
+    """A match on one of ``lines`` that neither moves nor stands on the hunk's other side (a reformatted line)."""
+    for line in lines:
+        match = regex.search(line)
+        if match and line.strip() not in moved and not any(match.group(0).strip() in other for other in other_side):
+            return match
+    return None
+
+
+def _signed(text: str, sign: str) -> Iterator[str]:
+    return (line[1:] for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
+
+
+def _hunks(text: str, added: set[str], removed: set[str]) -> list[_Hunk]:
+    """The hunks of a patch: the lines each adds and removes, those the commit only moves, and its two sides."""
+    found: list[_Hunk] = []
+    for block in _HUNK_HEADER.split(text)[1:]:
+        lines = block.splitlines()
+        plus = tuple(line[1:] for line in lines if line.startswith("+"))
+        minus = tuple(line[1:] for line in lines if line.startswith("-"))
+        found.append(
+            _Hunk(
+                added=plus,
+                removed=minus,
+                moved=frozenset(line.strip() for line in plus if line.strip() in removed)
+                | frozenset(line.strip() for line in minus if line.strip() in added),
+                before="\n".join(line[1:] for line in lines if not line.startswith("+")),
+                after="\n".join(line[1:] for line in lines if not line.startswith("-")),
+            )
+        )
+    return found

@@ -1,0 +1,339 @@
+"""Security from the shape of the code: each idiom class flags its fix, and not its near misses.
+
+Every commit is made by git in a temporary repository and read by the git
+source and the real analyzer. The messages say nothing about security, so
+only the diff can raise the flag; each positive case has a near miss beside
+it (the same code in a test or a doc, a guard that only moves, new code that
+was safe from the start) on which the rules must stay silent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse, heuristic_input
+
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
+from repodaily.analyzers.heuristic.files import read_files
+from repodaily.analyzers.heuristic.idioms import find_idioms
+from repodaily.errors import ConfigError
+from repodaily.models import Commit, Importance
+
+
+def idioms(commit: Commit, analyzer: HeuristicAnalyzer | None = None) -> list[str]:
+    """The idiom rules the commit matches."""
+    analyzer = analyzer or HeuristicAnalyzer(language="en")
+    facts = read_files(heuristic_input(commit, analyzer).files, analyzer.rules)
+    return [hit.rule for hit in find_idioms(facts, analyzer.rules)]
+
+
+def flagged(commit: Commit) -> bool:
+    return analyse(commit).verdict.flags.security
+
+
+def edit(repo: Repo, path: str, before: str, after: str) -> Commit:
+    """``path`` committed as ``before``, then as ``after``; the second commit, whose message says nothing."""
+    repo.change(f"Add {path}", {path: before})
+    return repo.change(f"Update {path}", {path: after})
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"README.md": "# engine\n"})
+
+
+# --------------------------------------------------------------------------- unsafe deserialisation
+
+_UNPICKLE = """import pickle
+
+
+def decode(payload):
+    handles = payload.get("handles")
+    return pickle.loads(handles)
+"""
+
+_GUARD = """    if not envs.ALLOW_INSECURE_SERIALIZATION:
+        raise ValueError("refusing to unpickle received data")
+"""
+
+
+def _guarded(text: str) -> str:
+    return text.replace("    return pickle.loads", _GUARD + "    return pickle.loads").replace(
+        "import pickle\n", "import pickle\n\nfrom engine import envs\n"
+    )
+
+
+def test_a_guard_added_before_an_existing_pickle_load_flags_the_commit(repo: Repo) -> None:
+    commit = edit(repo, "engine/ipc.py", _UNPICKLE, _guarded(_UNPICKLE))
+    assert idioms(commit) == ["unpickle_guarded"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.importance == Importance.high
+    assert "`pickle.loads(`" in analysis.verdict.importance_reason
+
+
+def test_the_same_guard_in_a_test_or_a_guard_that_only_moves_flags_nothing(repo: Repo) -> None:
+    repo.change("Add decoders", {"tests/test_ipc.py": _UNPICKLE, "engine/ipc.py": _guarded(_UNPICKLE)})
+    in_a_test = repo.change("Check the flag in the test", {"tests/test_ipc.py": _guarded(_UNPICKLE)})
+    assert idioms(in_a_test) == []
+    moved = repo.change("Move the decoder", {"engine/wire.py": _guarded(_UNPICKLE)}, removed=("engine/ipc.py",))
+    assert idioms(moved) == []
+    assert not flagged(moved)
+
+
+def test_new_code_that_guards_its_own_pickle_load_hardens_nothing_that_was_there(repo: Repo) -> None:
+    commit = repo.change("Add the decoder", {"engine/ipc.py": _guarded(_UNPICKLE)})
+    assert idioms(commit) == []
+
+
+_LOADER = """import torch
+
+
+def load_embeds(buffer):
+    return torch.load(buffer, map_location="cpu")
+"""
+
+
+def test_an_existing_torch_load_restricted_to_weights_is_flagged_a_reformat_is_not(repo: Repo) -> None:
+    restricted = _LOADER.replace('map_location="cpu")', 'map_location="cpu", weights_only=True)')
+    commit = edit(repo, "engine/embeds.py", _LOADER, restricted)
+    assert idioms(commit) == ["torch_load_restricted"]
+    reformatted = restricted.replace(
+        'torch.load(buffer, map_location="cpu", weights_only=True)',
+        'torch.load(\n        buffer,\n        map_location="cpu",\n        weights_only=True,\n    )',
+    )
+    assert idioms(repo.change("Format", {"engine/embeds.py": reformatted})) == []
+
+
+def test_new_code_that_loads_weights_only_from_the_start_is_no_fix(repo: Repo) -> None:
+    commit = repo.change("Add the loader", {"engine/embeds.py": _LOADER.replace('"cpu")', '"cpu", weights_only=True)')})
+    assert idioms(commit) == []
+
+
+def test_yaml_load_replaced_by_safe_load_and_eval_removed(repo: Repo) -> None:
+    config = "import yaml\n\n\ndef read(stream):\n    return yaml.load(stream, Loader=yaml.Loader)\n"
+    safe = config.replace("yaml.load(stream, Loader=yaml.Loader)", "yaml.safe_load(stream)")
+    assert idioms(edit(repo, "engine/config.py", config, safe)) == ["yaml_safe_load"]
+    parser = "def convert(value):\n    try:\n        return eval(value)\n    except Exception:\n        return value\n"
+    plain = "def convert(value):\n    return str(value)\n"
+    assert idioms(edit(repo, "engine/parse.py", parser, plain)) == ["eval_removed"]
+    # Code still run from input by other means is no fix.
+    assert idioms(edit(repo, "engine/console.py", parser, parser.replace("eval(value)", "exec(value)"))) == []
+    # `model.eval()` is a method of a network, not code run from input.
+    network = "def infer(model, x):\n    model.eval()\n    return model(x)\n"
+    assert idioms(edit(repo, "engine/infer.py", network, network.replace("    model.eval()\n", ""))) == []
+
+
+# --------------------------------------------------------------------------- trust_remote_code and pinned revisions
+
+_PROCESSOR = """from transformers import AutoProcessor
+
+
+def processor(config):
+    return AutoProcessor.from_pretrained(
+        config.model,
+        trust_remote_code=True,
+    )
+"""
+
+
+def test_a_hard_coded_trust_remote_code_replaced_by_the_users_setting(repo: Repo) -> None:
+    respected = _PROCESSOR.replace("trust_remote_code=True", "trust_remote_code=config.trust_remote_code")
+    commit = edit(repo, "engine/processor.py", _PROCESSOR, respected)
+    assert idioms(commit) == ["trust_remote_code_respected"]
+    assert flagged(commit)
+
+
+def test_new_code_passing_the_users_setting_replaces_nothing(repo: Repo) -> None:
+    respected = _PROCESSOR.replace("trust_remote_code=True", "trust_remote_code=config.trust_remote_code")
+    assert idioms(repo.change("Add the processor", {"engine/processor.py": respected})) == []
+
+
+def test_remote_code_pinned_to_the_users_revision(repo: Repo) -> None:
+    respected = _PROCESSOR.replace("trust_remote_code=True", "trust_remote_code=config.trust_remote_code")
+    pinned = respected.replace("        config.model,\n", "        config.model,\n        revision=config.revision,\n")
+    assert idioms(edit(repo, "engine/processor.py", respected, pinned)) == ["remote_code_pinned"]
+    # A hunk that does more than pass the pin (a new function beside a loader) is not this idiom.
+    more = pinned + "\n\ndef tokenizer(config):\n    return load(config.model, revision=config.revision)\n"
+    assert idioms(repo.change("Add the tokenizer", {"engine/processor.py": more})) == []
+
+
+# --------------------------------------------------------------------------- path traversal
+
+_FILES = """import os
+
+
+def open_upload(base, name):
+    path = os.path.join(base, name)
+    return open(path, "rb")
+"""
+
+
+def test_a_path_kept_inside_its_base_with_an_error_is_flagged(repo: Repo) -> None:
+    contained = _FILES.replace(
+        '    return open(path, "rb")',
+        "    if os.path.commonpath([base, os.path.realpath(path)]) != base:\n"
+        '        raise PermissionError(name)\n    return open(path, "rb")',
+    )
+    assert idioms(edit(repo, "engine/uploads.py", _FILES, contained)) == ["path_contained"]
+    dotdot = _FILES.replace(
+        "    path = os.path.join",
+        '    if ".." in name.split("/"):\n        raise ValueError(name)\n    path = os.path.join',
+    )
+    assert idioms(edit(repo, "engine/names.py", _FILES, dotdot)) == ["path_dotdot_rejected"]
+    plain = _FILES.replace(
+        "    path = os.path.join",
+        "    if os.path.basename(name) != name:\n        raise ValueError(name)\n    path = os.path.join",
+    )
+    assert idioms(edit(repo, "engine/shards.py", _FILES, plain)) == ["path_contained"]
+
+
+def test_a_common_path_computed_for_display_is_no_check(repo: Repo) -> None:
+    shown = _FILES.replace(
+        '    return open(path, "rb")', '    print(os.path.commonpath([base, path]))\n    return open(path, "rb")'
+    )
+    assert idioms(edit(repo, "engine/uploads.py", _FILES, shown)) == []
+
+
+# --------------------------------------------------------------------------- limits on what clients send
+
+_PARAMS = """class SamplingParams:
+    def verify(self):
+        if self.n < 1:
+            raise ValueError("n must be at least 1")
+"""
+
+_CAPPED = (
+    _PARAMS
+    + """        max_n = envs.ENGINE_MAX_N_SEQUENCES
+        if self.n > max_n:
+            raise ValueError("n must be at most the limit")
+"""
+)
+
+
+def test_an_existing_validation_capped_from_the_environment_is_flagged(repo: Repo) -> None:
+    assert idioms(edit(repo, "engine/params.py", _PARAMS, _CAPPED)) == ["limit_from_environment"]
+
+
+def test_a_new_module_that_starts_with_a_cap_is_a_feature(repo: Repo) -> None:
+    assert idioms(repo.change("Add params", {"engine/params.py": _CAPPED})) == []
+
+
+# --------------------------------------------------------------------------- URL fetching
+
+_FETCH = """from urllib.parse import urlparse
+
+
+def fetch(session, url, allowed_domains):
+    spec = urlparse(url)
+    return session.get(url)
+"""
+
+
+def test_a_host_checked_against_the_allowed_domains_is_flagged_a_doc_about_it_is_not(repo: Repo) -> None:
+    checked = _FETCH.replace(
+        "    return session.get(url)",
+        "    if allowed_domains and spec.hostname not in allowed_domains:\n"
+        "        raise ValueError(spec.hostname)\n    return session.get(url)",
+    )
+    assert idioms(edit(repo, "engine/fetch.py", _FETCH, checked)) == ["url_allowlist"]
+    page = "# Fetching\n\nAgainst SSRF:\n\n    if spec.hostname not in allowed_domains:\n        raise ValueError()\n"
+    doc = repo.change("Describe fetching", {"docs/fetching.md": page})
+    assert idioms(doc) == []
+    assert not flagged(doc)
+
+
+# --------------------------------------------------------------------------- auth
+
+_MIDDLEWARE = """class Auth:
+    def __call__(self, scope, send):
+        if scope["path"].startswith("/v1") and not self.verify_token(scope):
+            return send(JSONResponse({"error": "Unauthorized"}, status_code=401))
+        return self.app(scope, send)
+"""
+
+
+def test_an_auth_check_widened_to_more_routes_is_flagged_moving_it_is_not(repo: Repo) -> None:
+    widened = _MIDDLEWARE.replace('startswith("/v1")', 'startswith(("/v1", "/v2"))')
+    assert idioms(edit(repo, "engine/auth.py", _MIDDLEWARE, widened)) == ["auth_check"]
+    # Into a module with more in it, so git sees a deletion and an addition, not a rename.
+    server = "".join(f"def route_{i}(request):\n    return request.path + '{i}'\n\n\n" for i in range(12))
+    repo.change("Add routes", {"engine/server.py": server})
+    moved = repo.change("Move auth", {"engine/server.py": server + widened}, removed=("engine/auth.py",))
+    assert sorted(f.status for f in heuristic_input(moved, HeuristicAnalyzer(language="en")).files) == [
+        "deleted",
+        "modified",
+    ]
+    assert idioms(moved) == []
+
+
+# --------------------------------------------------------------------------- secrets
+
+_CHECK = """def check(token, expected):
+    if token == expected:
+        return True
+    return False
+"""
+
+
+def test_a_token_compared_in_constant_time_is_flagged_a_helper_reworked_is_not(repo: Repo) -> None:
+    constant = _CHECK.replace("    if token == expected:", "    if hmac.compare_digest(token, expected):")
+    assert idioms(edit(repo, "engine/check.py", _CHECK, constant)) == ["constant_time_compare"]
+    helper = "def equal(a, b):\n    rv = 0\n    for x, y in zip(a, b):\n        rv |= x ^ y\n    return rv == 0\n"
+    reworked = "def equal(a, b):\n    return hmac.compare_digest(a, b)\n"
+    assert idioms(edit(repo, "engine/helpers.py", helper, reworked)) == []
+
+
+_LOG_ENV = """def start(env):
+    logger.info("Using runtime env: %s", env)
+"""
+
+
+def test_secrets_masked_before_logging_are_flagged_a_banner_is_not(repo: Repo) -> None:
+    masked = """def start(env):
+    # Avoid logging sensitive values
+    shown = {k: "***" for k in env}
+    logger.info("Using runtime env: %s", shown)
+"""
+    assert idioms(edit(repo, "engine/start.py", _LOG_ENV, masked)) == ["secret_redacted"]
+    banner = 'def start(env):\n    print("***")\n    logger.info("Using runtime env: %s", env)\n'
+    assert idioms(edit(repo, "engine/banner.py", _LOG_ENV, banner)) == []
+
+
+# --------------------------------------------------------------------------- advisories
+
+_REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
+
+
+def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(repo: Repo) -> None:
+    pinned = _REQUIREMENTS.replace("protobuf >= 5.29", "protobuf >= 6.33.5  # CVE-2026-0994")
+    commit = edit(repo, "requirements/common.txt", _REQUIREMENTS, pinned)
+    assert idioms(commit) == ["advisory_named"]
+    assert flagged(commit)
+    notes = repo.change("Notes", {"docs/notes.md": "# Notes\n\nWe track CVE-2026-0994 upstream.\n"})
+    assert idioms(notes) == []
+
+
+# --------------------------------------------------------------------------- the rules are data
+
+
+def test_a_repository_teaches_its_own_idiom_and_bad_rules_fail_at_load(repo: Repo) -> None:
+    go_idiom = {
+        "security_idioms": {
+            "go_html_escaped": {
+                "added": [r"\btemplate\.HTMLEscapeString\("],
+                "after": [r"\bw\.Write\("],
+                "cite": "{added}",
+            }
+        }
+    }
+    analyzer = HeuristicAnalyzer(language="en", rules=RuleSet.load(go_idiom))
+    handler = "package web\n\nfunc reply(w Writer, name string) {\n\tw.Write([]byte(name))\n}\n"
+    escaped = handler.replace("[]byte(name)", "[]byte(template.HTMLEscapeString(name))")
+    assert idioms(edit(repo, "web/reply.go", handler, escaped), analyzer) == ["go_html_escaped"]
+    with pytest.raises(ConfigError, match="names no pattern list"):
+        RuleSet.load({"security_idioms": {"bad": {"added": ["x"], "cite": "{before}"}}})
+    with pytest.raises(ConfigError, match="needs `added` or `removed`"):
+        RuleSet.load({"security_idioms": {"bad": {"after": ["x"], "cite": "x"}}})
