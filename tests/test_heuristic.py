@@ -250,7 +250,7 @@ def test_security_keyword_makes_source_change_high() -> None:
 
 
 def test_security_in_docs_only_change_is_medium() -> None:
-    result = judge("Document trust_remote_code risks", change("docs/security.md", FileCategory.docs))
+    result = judge("Document SSRF risks of media URLs", change("docs/security.md", FileCategory.docs))
     assert result.flags.security
     assert (result.type, result.importance) == (ChangeType.docs, Importance.medium)
 
@@ -408,9 +408,16 @@ def test_security_tag_does_not_outvote_what_the_title_says() -> None:
 
 
 def test_security_fix_whose_title_limits_its_impact_stays_medium() -> None:
-    result = judge("Avoid repeated trust_remote_code warnings", SOURCE)
+    result = judge("Avoid repeated unsafe deserialization warnings", SOURCE)
     assert result.flags.security
     assert result.importance == Importance.medium
+
+
+def test_a_title_that_only_names_trust_remote_code_is_no_security_fix() -> None:
+    # Passing, silencing or testing the flag hardens nothing; gating it is read from the code.
+    assert not judge("Pass trust_remote_code to the benchmark tokenizer", SOURCE).flags.security
+    assert not judge("Fix BOS token injection for chat templates", SOURCE).flags.security
+    assert judge("Prevent header injection in multipart names", SOURCE).flags.security
 
 
 def test_declared_breaking_change_of_a_user_facing_option_is_high() -> None:

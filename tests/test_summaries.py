@@ -315,8 +315,8 @@ def test_upgrade_advice_for_a_security_fix_in_the_product_only(tmp_path: Path) -
     )
     assert advice(product["en"]) == ["Upgrade to a release with this commit soon and check whether you are affected."]
     assert advice(product["zh"]) == ["尽快升级到包含此提交的版本，并检查是否受该问题影响。"]
-    guide = {"docs/security.md": "# Security\n\nRemote code runs with `trust_remote_code`.\n"}
-    documented = analyse(tmp_path / "docs", {}, guide, "Document trust_remote_code risks")
+    guide = {"docs/security.md": "# Security\n\nMedia URLs are fetched: restrict them against SSRF.\n"}
+    documented = analyse(tmp_path / "docs", {}, guide, "Document SSRF risks of media URLs")
     assert documented["en"].flags.security and documented["en"].importance == Importance.medium
     assert documented["en"].recommendations == [] and documented["zh"].recommendations == []
 

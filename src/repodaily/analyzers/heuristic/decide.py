@@ -148,7 +148,8 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
             ("reason_breaking", {"evidence": evidence.signals["breaking"]}),
         )
     if security:
-        key = "reason_security_docs" if only_prose else "reason_security"
+        key = "reason_security_code" if evidence.security_in_code else "reason_security"
+        key = "reason_security_docs" if only_prose else key
         # A message that limits its own impact ("... warnings") keeps the "at least medium" floor.
         level = Importance.medium if only_prose or evidence.caps else Importance.high
         ladder.at_least(level, (key, {"match": evidence.signals["security"]}))

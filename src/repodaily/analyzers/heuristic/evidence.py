@@ -56,6 +56,8 @@ class Evidence:
     floors: list[tuple[Importance, str]] = field(default_factory=list)
     # The break is read from the diff's surface, not declared by the message: at least medium, not high by itself.
     inferred_break: bool = False
+    # The security flag comes from a code idiom of the diff (:mod:`.idioms`), not from the message's words.
+    security_in_code: bool = False
     # The rules that matched (`tags.bugfix`, `patterns.severe`, `surface.raised_floor`), for measuring them.
     fired: set[str] = field(default_factory=set)
     sync_merge: bool = False

@@ -57,6 +57,8 @@ def weigh_idioms(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
     Every idiom matched is recorded as fired, so a history's rule rates count each.
     """
     for hit in find_idioms(facts, rules):
+        if "security" not in evidence.signals:
+            evidence.security_in_code = True
         evidence.signal("security", hit.cite)
         evidence.fired.add(f"security_idioms.{hit.rule}")
 

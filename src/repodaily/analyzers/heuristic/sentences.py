@@ -81,6 +81,7 @@ class Messages(Strict):
     body_line: str
     reason_security: str
     reason_security_docs: str
+    reason_security_code: str
     reason_breaking: str
     reason_major_dependency: str
     reason_dependency: str
@@ -113,6 +114,7 @@ class Messages(Strict):
     rec_major_dependency: str
     rec_default_change: str
     insight_security: str
+    insight_security_code: str
     insight_breaking: str
     insight_dependency: str
     risk_breaking: str

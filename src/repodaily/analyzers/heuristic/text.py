@@ -366,7 +366,8 @@ class Writer:
         surface = self._relevant(surface)
         risks = [text for _, _, text in self._surface_texts("surface_risks", surface, breaking=judgement.breaking)]
         if judgement.security:
-            text = self.m.render("insight_security", match=evidence.signals["security"])
+            key = "insight_security_code" if evidence.security_in_code else "insight_security"
+            text = self.m.render(key, match=evidence.signals["security"])
             insights.append(Insight(aspect="security", text=self._sentence(text)))
         if judgement.breaking:
             text = self.m.render("insight_breaking", evidence=self.breaking_evidence(evidence, surface))
