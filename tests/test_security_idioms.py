@@ -71,6 +71,8 @@ def test_a_guard_added_before_an_existing_pickle_load_flags_the_commit(repo: Rep
     assert analysis.verdict.flags.security
     assert analysis.verdict.importance == Importance.high
     assert "`pickle.loads(`" in analysis.verdict.importance_reason
+    # Callers that sent pickled data must now opt in: the fix breaks them.
+    assert analysis.verdict.flags.breaking
 
 
 def test_the_same_guard_in_a_test_or_a_guard_that_only_moves_flags_nothing(repo: Repo) -> None:
@@ -257,7 +259,10 @@ _MIDDLEWARE = """class Auth:
 
 def test_an_auth_check_widened_to_more_routes_is_flagged_moving_it_is_not(repo: Repo) -> None:
     widened = _MIDDLEWARE.replace('startswith("/v1")', 'startswith(("/v1", "/v2"))')
-    assert idioms(edit(repo, "engine/auth.py", _MIDDLEWARE, widened)) == ["auth_check"]
+    commit = edit(repo, "engine/auth.py", _MIDDLEWARE, widened)
+    assert idioms(commit) == ["auth_check"]
+    # Clients that called /v2 without a key are refused now.
+    assert analyse(commit).verdict.flags.breaking
     # Into a module with more in it, so git sees a deletion and an addition, not a rename.
     server = "".join(f"def route_{i}(request):\n    return request.path + '{i}'\n\n\n" for i in range(12))
     repo.change("Add routes", {"engine/server.py": server})

@@ -41,7 +41,9 @@ class SecurityIdiom(Strict):
     the evidence quotes, each of ``{added}``, ``{removed}``, ``{before}`` and
     ``{after}`` standing for the text the first pattern of that condition
     matched, as code. Patterns are case-sensitive (code is); ``(?i)`` makes one
-    ignore case.
+    ignore case. ``breaking`` marks a shape that refuses what used to be
+    accepted until the user opts in or authenticates: whoever relied on it
+    breaks (RUBRIC.md), though the break is inferred, not declared.
     """
 
     files: tuple[Literal["source", "build"], ...] = Field(default=("source",), min_length=1)
@@ -52,6 +54,7 @@ class SecurityIdiom(Strict):
     only: list[str] = Field(default_factory=list)
     not_added: list[str] = Field(default_factory=list)
     cite: str
+    breaking: bool = False
 
     @field_validator(*_PATTERNS)
     @classmethod

@@ -60,6 +60,9 @@ def weigh_idioms(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
         if "security" not in evidence.signals:
             evidence.security_in_code = True
         evidence.signal("security", hit.cite)
+        if rules.security_idioms[hit.rule].breaking and "breaking" not in evidence.signals:
+            evidence.signal("breaking", hit.cite)
+            evidence.inferred_break = True
         evidence.fired.add(f"security_idioms.{hit.rule}")
 
 
