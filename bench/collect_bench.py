@@ -5,7 +5,8 @@ For 1 day and for 30 days of a real history (default: vllm-project/vllm ending
 
   git      plain `git log -p --first-parent` over the same window (the baseline)
   collect  repodaily's source stage (listing + one streaming `git log -p`, parsed)
-  full     collect + context budget + heuristic analysis + digest + Markdown render
+  full     collect + context (as the heuristic reads it: every patch whole) + heuristic
+           analysis + digest + Markdown render
 
 and report medians and ratios to the baseline, because machines are noisy.
 Prints a table and writes JSON (bench/results/collect_bench.json).
@@ -70,7 +71,16 @@ def _full(repo: GitRepository, days: list[date], tz: ZoneInfo, budget: int) -> i
     for day in days:
         day_commits = by_day.get(day, [])
         analyses = {
-            c.sha: analyzer.analyze_sync(build_input("vllm-project/vllm", c, budget_tokens=budget)) for c in day_commits
+            c.sha: analyzer.analyze_sync(
+                build_input(
+                    "vllm-project/vllm",
+                    c,
+                    budget_tokens=budget,
+                    paths=analyzer.path_table,
+                    whole_patch=analyzer.reads_whole_patch,
+                )
+            )
+            for c in day_commits
         }
         report = build_report(
             repo="vllm-project/vllm",

@@ -969,3 +969,10 @@ def test_an_entry_labelled_fixed_votes_for_a_fix() -> None:
     entry = changelog("+- **fixed:** Respect the default body limit in `JsonLines`", path="CHANGELOG.md")
     result = judge("json-lines: body limit (#3591)", change("src/json_lines.rs"), entry)
     assert result.type == ChangeType.fix
+
+
+def test_security_words_about_the_policy_file_or_a_warning_flag_nothing() -> None:
+    assert not judge("[Docs] Update SECURITY.md with a link", change("SECURITY.md", FileCategory.docs)).flags.security
+    assert not judge("Add security warning to the bug report template", SOURCE).flags.security
+    assert not judge("Add a contact to the vulnerability management team", SOURCE).flags.security
+    assert judge("Fix a vulnerability in the media fetcher", SOURCE).flags.security
