@@ -43,7 +43,10 @@ class SecurityIdiom(Strict):
     matched, as code. Patterns are case-sensitive (code is); ``(?i)`` makes one
     ignore case. ``breaking`` marks a shape that refuses what used to be
     accepted until the user opts in or authenticates: whoever relied on it
-    breaks (RUBRIC.md), though the break is inferred, not declared.
+    breaks (RUBRIC.md), though the break is inferred, not declared. ``hints``
+    are lower-case substrings of which the commit's changed lines must hold one
+    before any pattern runs: a substring test is far cheaper than a pattern
+    scanning every line of a large commit in vain.
     """
 
     files: tuple[Literal["source", "build"], ...] = Field(default=("source",), min_length=1)
@@ -55,6 +58,7 @@ class SecurityIdiom(Strict):
     not_added: list[str] = Field(default_factory=list)
     cite: str
     breaking: bool = False
+    hints: list[str] = Field(default_factory=list)
 
     @field_validator(*_PATTERNS)
     @classmethod

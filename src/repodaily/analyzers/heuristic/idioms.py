@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.idiom_rules import SecurityIdiom
+from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.prose import clip
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
-from repodaily.models import ChangeType
+from repodaily.models import ChangeType, FileStatus
 
 __all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
 
@@ -71,15 +72,30 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
     if not rules.security_idioms:
         return
     kinds = {"source": None, "build": ChangeType.build}
-    added = {line.strip() for f in facts.files for line in _signed(f.text, "+")}
-    removed = {line.strip() for f in facts.files for line in _signed(f.text, "-")}
-    hunks = {
-        (f.path, kind): _hunks(f.text, added, removed)
+    # A source file the commit creates hardens nothing that was there; a new manifest may still pin a fix.
+    read = [
+        (f, kind)
         for f, name in zip(facts.files, facts.classes, strict=True)
         for kind, wanted in kinds.items()
-        if rules.path_rules(name).type == wanted and f.text
+        if rules.path_rules(name).type == wanted and f.text and (kind == "build" or f.status != FileStatus.added)
+    ]
+    # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
+    lines = {
+        kind: tuple("\n".join(line for f, k in read if k == kind for line in _signed(f.text, sign)) for sign in "+-")
+        for kind in kinds
     }
-    for name, rule in rules.security_idioms.items():
+    lowered = {kind: "\n".join(texts).lower() for kind, texts in lines.items()}
+    candidates = {
+        name: rule
+        for name, rule in rules.security_idioms.items()
+        if any(_hinted(rule, lowered[kind]) and _may_match(rule, *lines[kind]) for kind in rule.files)
+    }
+    if not candidates:
+        return
+    added = {line.strip() for f in facts.files for line in _signed(f.text, "+")}
+    removed = {line.strip() for f in facts.files for line in _signed(f.text, "-")}
+    hunks = {(f.path, kind): _hunks(f.text, added, removed) for f, kind in read}
+    for name, rule in candidates.items():
         for (path, kind), file_hunks in hunks.items():
             if kind not in rule.files:
                 continue
@@ -87,6 +103,17 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
             if cite is not None:
                 yield IdiomHit(name, path, cite)
                 break
+
+
+def _hinted(rule: SecurityIdiom, changed: str) -> bool:
+    return not rule.hints or any(hint in changed for hint in rule.hints)
+
+
+def _may_match(rule: SecurityIdiom, added: str, removed: str) -> bool:
+    """Whether every ``added`` and ``removed`` pattern of ``rule`` matches some line of the commit at all."""
+    return all(regex.search(added) for regex in rule.regexes["added"]) and all(
+        regex.search(removed) for regex in rule.regexes["removed"]
+    )
 
 
 def _match(rule: SecurityIdiom, hunk: _Hunk) -> str | None:
@@ -124,7 +151,7 @@ def _changed(
 
 
 def _signed(text: str, sign: str) -> Iterator[str]:
-    return (line[1:] for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
+    return (line[1:] for line in signed_lines(text, sign))
 
 
 def _hunks(text: str, added: set[str], removed: set[str]) -> list[_Hunk]:

@@ -58,6 +58,20 @@ class _Scope:
     current: str = ""
 
 
+def added_names(patches: list[str]) -> list[str]:
+    """The names of the definitions the patches add and do not also remove (a move), without their containers.
+
+    Only the changed lines are read: no scope is walked, so a large test patch costs one match per changed line.
+    """
+    names: dict[str, dict[str, None]] = {"+": {}, "-": {}}
+    for patch in patches:
+        for line in patch.splitlines():
+            sign = line[:1]
+            if sign in names and not line.startswith(("+++", "---")) and (definition := _DEFINITION.match(line[1:])):
+                names[sign][definition.group("name")] = None
+    return [name for name in names["+"] if name not in names["-"]]
+
+
 def read_outline(patches: list[str]) -> Outline:
     """The definitions the patches change, add and remove; one that moves (removed and added) counts as changed."""
     outline = Outline()

@@ -20,7 +20,7 @@ from collections import Counter
 from repodaily.analyzers.heuristic.decide import Judgement
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files, ranked_files
-from repodaily.analyzers.heuristic.outline import read_outline
+from repodaily.analyzers.heuristic.outline import added_names, read_outline
 from repodaily.analyzers.heuristic.prose import MAX_QUOTED, body_sentence, clip, first_sentence, says_more
 from repodaily.analyzers.heuristic.rules import Audience, RuleSet
 from repodaily.analyzers.heuristic.sentences import Messages, code_span
@@ -43,6 +43,7 @@ _SENTENCE_ENDINGS = (".", "。", "!", "！", "?", "？", "…")
 _MAX_BULLETS = 4
 _MAX_CLAUSES = 4
 _OUTLINE_NAMES = 4
+_OUTLINE_FILES = 6
 _MAX_ADVICE = 3
 _MAX_RISKS = 3
 #: The impact scope's length: areas of the surface, then files; at least one file however many areas.
@@ -178,10 +179,11 @@ class Writer:
 
     def _outline(self, item: AnalysisInput, named: set[str]) -> str:
         """The definitions the source patches touch and the tests the commit adds, but what is already ``named``."""
-        source = [f.text for f in ranked_files(item.files) if f.category == FileCategory.source]
+        # The few names shown come from the most telling files: reading every file of a large commit adds none.
+        source = [f.text for f in ranked_files(item.files) if f.category == FileCategory.source][:_OUTLINE_FILES]
         # Test functions name the behaviour they check; their classes, fixtures and helpers say less.
-        added = read_outline([f.text for f in item.files if f.category == FileCategory.test]).added
-        tests = list(dict.fromkeys(n for name in added if (n := name.rpartition(".")[2]).lower().startswith("test_")))
+        added = added_names([f.text for f in item.files if f.category == FileCategory.test])
+        tests = [name for name in added if name.lower().startswith("test_")]
         outline = read_outline(source)
         lists = {
             "outline_changed": outline.changed,

@@ -63,6 +63,8 @@ _ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|[Gg]etenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
     r"""["']?(?P<name>[A-Z][A-Z0-9_]{2,})\b["']?"""
 )
+_ENV_WORDS = ("environ", "etenv", "env::var", "LookupEnv", "process.env")
+_ENV_DEFAULT = re.compile(r"""["']?\s*,\s*""")
 # An `envs.py`-style table: `"VLLM_X": lambda: ...`, and its typed declarations `VLLM_X: int = 0`.
 _ENV_ENTRY = re.compile(r"""^\s*["'](?P<name>[A-Z][A-Z0-9_]{2,})["']\s*:""", re.M)
 
@@ -77,11 +79,11 @@ def env_file(path: str) -> bool:
 
 def env_vars(side: Side) -> Iterator[Found]:
     """Variables a program reads, with the default it falls back to, and the entries of an environment table."""
-    for read in _ENV_READ.finditer(side.text):
-        rest = side.text[read.end() :]
-        default = re.match(r"""["']?\s*,\s*""", rest)
-        value = _value(balanced(rest, default.end(), stop_at_comma=True)) if default else None
-        yield Found(SurfaceKind.env_var, read.group("name"), value)
+    if any(word in side.text for word in _ENV_WORDS):  # every read the pattern takes names one of these
+        for read in _ENV_READ.finditer(side.text):
+            default = _ENV_DEFAULT.match(side.text, read.end())
+            value = _value(balanced(side.text, default.end(), stop_at_comma=True)) if default else None
+            yield Found(SurfaceKind.env_var, read.group("name"), value)
     if env_file(side.path):
         for entry in _ENV_ENTRY.finditer(side.text):
             yield Found(SurfaceKind.env_var, entry.group("name"))

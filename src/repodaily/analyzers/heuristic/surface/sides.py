@@ -8,11 +8,15 @@ both sides, so only what a commit changes differs between them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Side", "balanced", "sides"]
 
 _OPEN, _CLOSE = "([{", ")]}"
+_HUNK_HEADER = re.compile(r"^@@.*(?:\n|$)", re.M)
+# What each side holds by a line's first character: the context (a space, or nothing) and its own lines.
+_BEFORE, _AFTER = ("-", " ", ""), ("+", " ", "")
 #: How far a call's arguments are read; a longer span is not one call a reader would recognise.
 _MAX_SPAN = 2000
 
@@ -30,27 +34,13 @@ class Side:
 def sides(path: str, patch: str) -> list[Side]:
     """Both sides of every hunk of ``patch``."""
     found: list[Side] = []
-    old: list[str] = []
-    new: list[str] = []
-
-    def close() -> None:
+    for block in _HUNK_HEADER.split(patch):
+        lines = block.splitlines()
+        old = [line[1:] for line in lines if line[:1] in _BEFORE]
+        new = [line[1:] for line in lines if line[:1] in _AFTER]
         if old or new:
             hunk = len(found) // 2
             found.extend((Side(path, hunk, True, "\n".join(old)), Side(path, hunk, False, "\n".join(new))))
-            old.clear()
-            new.clear()
-
-    for line in patch.splitlines():
-        if line.startswith("@@"):
-            close()
-        elif line.startswith("-"):
-            old.append(line[1:])
-        elif line.startswith("+"):
-            new.append(line[1:])
-        elif line.startswith(" ") or not line:
-            old.append(line[1:])
-            new.append(line[1:])
-    close()
     return found
 
 
