@@ -119,22 +119,33 @@ def _parse_hunk(lines: LineReader, hunk_header: bytes, draft: FileDraft) -> byte
     old_left = int(match.group(1) or 1)
     new_left = int(match.group(2) or 1)
     draft.keep(hunk_header)
+    # The loop every patch line of a history goes through: what `keep` does, on local names.
+    read, kept, room = lines.line, draft.patch, draft.max_patch_bytes - draft.patch_size
+    additions = deletions = 0
     while old_left > 0 or new_left > 0:
-        line = lines.line()
+        line = read()
         if not line:
             break
         marker = line[:1]
         if marker == b"+":
             new_left -= 1
-            draft.additions += 1
+            additions += 1
         elif marker == b"-":
             old_left -= 1
-            draft.deletions += 1
+            deletions += 1
         elif marker != b"\\":
             old_left -= 1
             new_left -= 1
-        draft.keep(line)
-    return lines.line()
+        if not draft.truncated:
+            if len(line) > room:
+                draft.truncated = True
+            else:
+                kept.append(line)
+                room -= len(line)
+    draft.additions += additions
+    draft.deletions += deletions
+    draft.patch_size = draft.max_patch_bytes - room
+    return read()
 
 
 def _diff_git_path(rest: bytes) -> bytes:
