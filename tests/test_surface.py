@@ -6,12 +6,15 @@ read by the git source, so the patches are exactly what a real run reads.
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.analyzers.heuristic.workers import spare_cpus
 from repodaily.context import build_input
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import Analysis, AnalysisInput, ChangeType, Commit, Coverage, Importance
@@ -434,3 +437,48 @@ def test_a_new_route_is_a_user_facing_feature_of_at_least_medium_importance(repo
     analysis = analyse(repo.change("score requests", {"engine/server.py": grown}))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
     assert analysis.flags.user_facing
+
+
+def test_a_backfill_past_the_threshold_is_judged_by_worker_processes_alike(repo: Repo) -> None:
+    commits = [
+        repo.change(f"Tune the cli {n}", {"engine/cli.py": _CLI.replace("default=4", f"default={n}")})
+        for n in range(5, 10)
+    ]
+    analyzer = HeuristicAnalyzer(language="en")
+    items = [heuristic_input(commit, analyzer) for commit in commits]
+    alone = [analyzer.analyze_sync(item) for item in items]
+    parallel = HeuristicAnalyzer(language="en", parallel_after=2)
+
+    async def backfill() -> tuple[list[Analysis], bool]:
+        try:
+            return [await parallel.analyze(item) for item in items], parallel.workers.started
+        finally:
+            await parallel.aclose()
+
+    analyses, started = asyncio.run(backfill())
+    assert analyses == alone
+    # The first two were judged here, the rest by worker processes wherever a CPU is spare.
+    assert started == (spare_cpus() > 0)
+    assert not parallel.workers.started
+
+
+@pytest.mark.skipif(spare_cpus() < 1, reason="no spare CPU: no worker processes start")
+def test_a_worker_that_dies_leaves_the_rest_of_the_backfill_judged_in_process(repo: Repo) -> None:
+    cli = {n: _CLI.replace("default=4", f"default={n}") for n in (5, 6, 7)}
+    commits = [repo.change(f"Tune {n}", {"engine/cli.py": text}) for n, text in cli.items()]
+    analyzer = HeuristicAnalyzer(language="en", parallel_after=0)
+    items = [heuristic_input(commit, analyzer) for commit in commits]
+
+    async def backfill() -> list[Analysis]:
+        try:
+            first = await analyzer.analyze(items[0])
+            assert analyzer.workers.started
+            for worker in multiprocessing.active_children():
+                worker.kill()
+                worker.join()
+            return [first, *[await analyzer.analyze(item) for item in items[1:]]]
+        finally:
+            await analyzer.aclose()
+
+    assert asyncio.run(backfill()) == [analyzer.analyze_sync(item) for item in items]
+    assert not analyzer.workers.started

@@ -1,3 +1,5 @@
 from repodaily.cli import main
 
-main()
+# Guarded: a worker process started by spawning imports this module by another name.
+if __name__ == "__main__":
+    main()
