@@ -441,7 +441,7 @@ def test_a_new_route_is_a_user_facing_feature_of_at_least_medium_importance(repo
 
 def test_a_backfill_past_the_threshold_is_judged_by_worker_processes_alike(repo: Repo) -> None:
     commits = [
-        repo.change(f"Tune the cli {n}", {"engine/cli.py": _CLI.replace("default=4", f"default={n}")})
+        repo.change(f"[Bugfix] Tune the cli {n}", {"engine/cli.py": _CLI.replace("default=4", f"default={n}")})
         for n in range(5, 10)
     ]
     analyzer = HeuristicAnalyzer(language="en")
@@ -465,7 +465,7 @@ def test_a_backfill_past_the_threshold_is_judged_by_worker_processes_alike(repo:
 @pytest.mark.skipif(spare_cpus() < 1, reason="no spare CPU: no worker processes start")
 def test_a_worker_that_dies_leaves_the_rest_of_the_backfill_judged_in_process(repo: Repo) -> None:
     cli = {n: _CLI.replace("default=4", f"default={n}") for n in (5, 6, 7)}
-    commits = [repo.change(f"Tune {n}", {"engine/cli.py": text}) for n, text in cli.items()]
+    commits = [repo.change(f"[Frontend] Tune {n}", {"engine/cli.py": text}) for n, text in cli.items()]
     analyzer = HeuristicAnalyzer(language="en", parallel_after=0)
     items = [heuristic_input(commit, analyzer) for commit in commits]
 

@@ -149,12 +149,8 @@ class RuleSet(Strict):
         return {normalise_tag(name): rule for rule in self.tags.values() for name in rule.names}
 
     def tag_name(self, rule: TagRule) -> str:
-        """The name of ``rule``'s table under ``[tags]``."""
-        return self._tag_names[id(rule)]
-
-    @cached_property
-    def _tag_names(self) -> dict[int, str]:
-        return {id(rule): name for name, rule in self.tags.items()}
+        """The name of ``rule``'s table under ``[tags]`` (by identity, which survives pickling, unlike an id)."""
+        return next(name for name, candidate in self.tags.items() if candidate is rule)
 
     def lookup_tag(self, text: str) -> list[TagRule]:
         """Rules for one tag: by its whole name, else word by word (``[CPU Backend]``)."""
