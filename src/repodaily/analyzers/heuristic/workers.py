@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from concurrent.futures import Executor, ProcessPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,13 @@ if TYPE_CHECKING:
     from repodaily.analyzers.heuristic import HeuristicAnalyzer
     from repodaily.analyzers.heuristic.rules import RuleSet
 
-__all__ = ["MAX_WORKERS", "PARALLEL_AFTER", "Workers", "judge", "spare_cpus"]
+__all__ = ["MAX_WORKERS", "FORKS", "PARALLEL_AFTER", "Workers", "judge", "spare_cpus"]
 
+#: Forked, not spawned: a spawned worker imports the program's main module again, which a script
+#: that embeds the pipeline may not guard; a forked one starts from this process as it is and only
+#: ever runs the rules (no lock another thread holds, no file the parent has open). Linux forks by
+#: default; elsewhere a backfill stays in one process.
+FORKS = sys.platform == "linux" and "fork" in multiprocessing.get_all_start_methods()
 #: About a busy day of a large project: a nightly report of one repository seldom starts a pool.
 PARALLEL_AFTER = 64
 MAX_WORKERS = 4
@@ -40,7 +46,7 @@ def _start(language: str, rules: RuleSet) -> None:
 
 
 def judge(item: AnalysisInput) -> Analysis:
-    """What a worker runs for one commit (a module-level function, so a spawned process finds it by name)."""
+    """What a worker runs for one commit: the analyzer its start made judges it."""
     assert _analyzer is not None, "a worker judges only after its start"
     return _analyzer.analyze_sync(item)
 
@@ -63,11 +69,12 @@ class Workers:
         """The pool for the next commit, or None to judge it in this process."""
         self._judged += 1
         workers = min(MAX_WORKERS, spare_cpus())
-        if self._pool is None and not self._given_up and self._judged > self._after and workers > 0:
-            # Spawned, not forked: the parent may hold threads (a progress bar) and open files.
-            context = multiprocessing.get_context("spawn")
+        if self._pool is None and not self._given_up and self._judged > self._after and workers > 0 and FORKS:
             self._pool = ProcessPoolExecutor(
-                workers, mp_context=context, initializer=_start, initargs=(self._language, self._rules)
+                workers,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_start,
+                initargs=(self._language, self._rules),
             )
         return self._pool
 
