@@ -6,18 +6,12 @@ read by the git source, so the patches are exactly what a real run reads.
 
 from __future__ import annotations
 
-import asyncio
-import json
-import multiprocessing
-import subprocess
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
-from repodaily.analyzers.heuristic.workers import FORKS, spare_cpus
 from repodaily.context import build_input
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import Analysis, AnalysisInput, ChangeType, Commit, Coverage, Importance
@@ -440,79 +434,3 @@ def test_a_new_route_is_a_user_facing_feature_of_at_least_medium_importance(repo
     analysis = analyse(repo.change("score requests", {"engine/server.py": grown}))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
     assert analysis.flags.user_facing
-
-
-def test_a_backfill_past_the_threshold_is_judged_by_worker_processes_alike(repo: Repo) -> None:
-    commits = [
-        repo.change(f"[Bugfix] Tune the cli {n}", {"engine/cli.py": _CLI.replace("default=4", f"default={n}")})
-        for n in range(5, 10)
-    ]
-    analyzer = HeuristicAnalyzer(language="en")
-    items = [heuristic_input(commit, analyzer) for commit in commits]
-    alone = [analyzer.analyze_sync(item) for item in items]
-    parallel = HeuristicAnalyzer(language="en", parallel_after=2)
-
-    async def backfill() -> tuple[list[Analysis], bool]:
-        try:
-            return [await parallel.analyze(item) for item in items], parallel.workers.started
-        finally:
-            await parallel.aclose()
-
-    analyses, started = asyncio.run(backfill())
-    assert analyses == alone
-    # The first two were judged here, the rest by worker processes wherever a CPU is spare.
-    assert started == (spare_cpus() > 0 and FORKS)
-    assert not parallel.workers.started
-
-
-@pytest.mark.skipif(spare_cpus() < 1 or not FORKS, reason="no worker processes start here")
-def test_a_worker_that_dies_leaves_the_rest_of_the_backfill_judged_in_process(repo: Repo) -> None:
-    cli = {n: _CLI.replace("default=4", f"default={n}") for n in (5, 6, 7)}
-    commits = [repo.change(f"[Frontend] Tune {n}", {"engine/cli.py": text}) for n, text in cli.items()]
-    analyzer = HeuristicAnalyzer(language="en", parallel_after=0)
-    items = [heuristic_input(commit, analyzer) for commit in commits]
-
-    async def backfill() -> list[Analysis]:
-        try:
-            first = await analyzer.analyze(items[0])
-            assert analyzer.workers.started
-            for worker in multiprocessing.active_children():
-                worker.kill()
-                worker.join()
-            return [first, *[await analyzer.analyze(item) for item in items[1:]]]
-        finally:
-            await analyzer.aclose()
-
-    assert asyncio.run(backfill()) == [analyzer.analyze_sync(item) for item in items]
-    assert not analyzer.workers.started
-
-
-_EMBEDDING_SCRIPT = """
-import asyncio, json, sys
-from repodaily.analyzers.heuristic import HeuristicAnalyzer
-from repodaily.models import AnalysisInput
-
-items = [AnalysisInput.model_validate(item) for item in json.loads(open(sys.argv[1]).read())]
-analyzer = HeuristicAnalyzer(language="en", parallel_after=0)
-
-async def backfill():
-    try:
-        return [await analyzer.analyze(item) for item in items]
-    finally:
-        await analyzer.aclose()
-
-print(len(asyncio.run(backfill())))
-"""
-
-
-@pytest.mark.skipif(spare_cpus() < 1 or not FORKS, reason="no worker processes start here")
-def test_a_script_without_a_main_guard_backfills_without_running_itself_again(repo: Repo, tmp_path: Path) -> None:
-    cli = {n: _CLI.replace("default=4", f"default={n}") for n in (5, 6)}
-    commits = [repo.change(f"[Core] Tune {n}", {"engine/cli.py": text}) for n, text in cli.items()]
-    analyzer = HeuristicAnalyzer(language="en")
-    inputs = tmp_path / "inputs.json"
-    inputs.write_text(json.dumps([heuristic_input(c, analyzer).model_dump(mode="json") for c in commits]))
-    script = tmp_path / "backfill.py"
-    script.write_text(_EMBEDDING_SCRIPT)
-    run = subprocess.run([sys.executable, str(script), str(inputs)], capture_output=True, text=True, timeout=60)
-    assert (run.returncode, run.stdout.strip()) == (0, "2"), run.stderr

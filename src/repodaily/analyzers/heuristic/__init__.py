@@ -18,9 +18,7 @@ One module a step, each importing only the ones before it: ``base``,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
-from concurrent.futures import BrokenExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,8 +36,6 @@ from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
-from repodaily.analyzers.heuristic.workers import PARALLEL_AFTER, Workers
-from repodaily.analyzers.heuristic.workers import judge as judge_in_worker
 from repodaily.errors import ConfigError
 from repodaily.models import Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
 from repodaily.paths import PathTable
@@ -60,15 +56,12 @@ class HeuristicAnalyzer(Analyzer):
         language: str = "zh",
         rules: RuleSet | None = None,
         conventions: Mapping[str, Any] | None = None,
-        parallel_after: int = PARALLEL_AFTER,
         **_ignored: object,
     ) -> None:
         """Judge in ``language`` by the packaged rules, extended by a repository's ``conventions``.
 
         ``conventions`` is a rule-table extension (see :func:`load_conventions`);
-        ``rules``, a complete rule set, takes the place of both. Past
-        ``parallel_after`` commits in one run, worker processes judge the rest
-        (:mod:`.workers`).
+        ``rules``, a complete rule set, takes the place of both.
         """
         self.rules = rules or RuleSet.load(conventions, source="repository conventions")
         if language not in self.rules.messages:
@@ -76,7 +69,6 @@ class HeuristicAnalyzer(Analyzer):
             raise ConfigError(f"heuristic analyzer: no messages for language {language!r} (available: {known})")
         self.language = language
         self._writer = Writer(self.rules.messages[language], self.rules)
-        self._workers = Workers(language, self.rules, after=parallel_after)
 
     @property
     def fingerprint(self) -> str:
@@ -93,23 +85,7 @@ class HeuristicAnalyzer(Analyzer):
         return self.rules.path_table
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
-        pool = self._workers.pool()
-        if pool is None:
-            return self.analyze_sync(item)
-        try:
-            return await asyncio.get_running_loop().run_in_executor(pool, judge_in_worker, item)
-        except BrokenExecutor:
-            # A worker died (killed, out of memory): the rest of the run is judged here, as before the pool.
-            self._workers.give_up()
-            return self.analyze_sync(item)
-
-    @property
-    def workers(self) -> Workers:
-        """The worker processes a backfill hands commits to (:mod:`.workers`)."""
-        return self._workers
-
-    async def aclose(self) -> None:
-        self._workers.close()
+        return self.analyze_sync(item)
 
     def read(self, item: AnalysisInput) -> Reading:
         """Everything the rules find in one commit, before any judgement.

@@ -149,7 +149,7 @@ class RuleSet(Strict):
         return {normalise_tag(name): rule for rule in self.tags.values() for name in rule.names}
 
     def tag_name(self, rule: TagRule) -> str:
-        """The name of ``rule``'s table under ``[tags]`` (by identity, which survives pickling, unlike an id)."""
+        """The name of ``rule``'s table under ``[tags]``, found by identity (an id would not survive a copy)."""
         return next(name for name, candidate in self.tags.items() if candidate is rule)
 
     def lookup_tag(self, text: str) -> list[TagRule]:
