@@ -28,7 +28,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from results import RESULTS_DIR, write_results
+from results import RESULTS_DIR, history_args, history_parser, write_results
 
 _SRC = Path(__file__).resolve().parent.parent / "src"
 
@@ -49,20 +49,15 @@ def _backfill(args: argparse.Namespace, first: date, last: date) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the history")
+    parser = history_parser(__doc__)
     parser.add_argument("--name", default="vllm-project/vllm")
     parser.add_argument("--branch", default="main")
     parser.add_argument("--last", default="2026-02-04", help="last day of the span")
     parser.add_argument("--days", type=int, default=30)
-    parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--src", type=Path, default=_SRC, help="the checkout's src whose backfill is timed")
     parser.add_argument("--out", default=str(RESULTS_DIR / "backfill_bench.json"))
-    args = parser.parse_args()
-    if not args.repo:
-        print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
-        return 2
+    args = history_args(parser)
     last = date.fromisoformat(args.last)
     first = last - timedelta(days=args.days - 1)
     tz = ZoneInfo(args.timezone)

@@ -16,8 +16,6 @@ Prints a table and writes JSON (bench/results/collect_bench.json).
 
 from __future__ import annotations
 
-import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -27,7 +25,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from results import RESULTS_DIR, write_results
+from results import RESULTS_DIR, history_args, history_parser, write_results
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.context.budget import build_input
@@ -103,21 +101,16 @@ def _time(function, *args) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the history")
+    parser = history_parser(__doc__)
     parser.add_argument("--branch", default="main")
     parser.add_argument("--day", default="2026-02-09", help="the 1-day window")
     # The public vLLM mirror lacks one blob of 2026-02-06, which plain `git log -p`
     # cannot step over; the 30-day window ends before it so both sides read the same.
     parser.add_argument("--range-end", default="2026-02-05", help="last day of the 30-day window")
-    parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--budget", type=int, default=6000)
     parser.add_argument("--out", default=str(RESULTS_DIR / "collect_bench.json"))
-    args = parser.parse_args()
-    if not args.repo:
-        print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
-        return 2
+    args = history_args(parser)
     tz = ZoneInfo(args.timezone)
     repo = open_repository(args.repo, cache_dir=Path("/tmp"), branch=args.branch, fetch=False)
     rows = []

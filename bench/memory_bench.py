@@ -14,7 +14,6 @@ baseline of the memory ratios. Prints a table and writes JSON
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -24,7 +23,7 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from results import RESULTS_DIR, write_results
+from results import RESULTS_DIR, history_args, history_parser, write_results
 
 
 def _measure(argv: list[str], env: dict[str, str]) -> tuple[int, float, int]:
@@ -53,17 +52,12 @@ def _git_log(repo: str, first: date, last: date) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the history")
+    parser = history_parser(__doc__)
     parser.add_argument("--name", default="vllm-project/vllm")
     parser.add_argument("--last", default="2026-05-19", help="last day of every range")
     parser.add_argument("--spans", default="1,30,365", help="range lengths in days")
-    parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--out", default=str(RESULTS_DIR / "memory_bench.json"))
-    args = parser.parse_args()
-    if not args.repo:
-        print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
-        return 2
+    args = history_args(parser)
     last = date.fromisoformat(args.last)
     rows = []
     for span in (int(n) for n in args.spans.split(",")):

@@ -14,8 +14,6 @@ Prints a table, rarest first, and writes JSON (bench/results/rule_rates.json).
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 import time
 from collections import Counter, defaultdict
@@ -23,7 +21,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from results import RESULTS_DIR, write_results
+from results import RESULTS_DIR, history_args, history_parser, write_results
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.analyzers.heuristic.conventions import load_conventions, preset_for
@@ -47,19 +45,14 @@ def _rules(analyzer: HeuristicAnalyzer) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the history")
+    parser = history_parser(__doc__)
     parser.add_argument("--name", default="vllm-project/vllm", help="owner/name: picks the declared preset")
     parser.add_argument("--branch", default="main")
     parser.add_argument("--first", default="2025-05-20")
     parser.add_argument("--last", default="2026-05-19")
-    parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--rare", type=int, default=5, help="fewer matches than this a year is rare")
     parser.add_argument("--out", default=str(RESULTS_DIR / "rule_rates.json"))
-    args = parser.parse_args()
-    if not args.repo:
-        print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
-        return 2
+    args = history_args(parser)
     tz = ZoneInfo(args.timezone)
     preset = preset_for(args.name)
     analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions(preset) if preset else None)

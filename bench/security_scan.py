@@ -20,10 +20,8 @@ is computed for each group and overall. Prints a table and writes JSON (--json).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -31,7 +29,7 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
-from results import RESULTS_DIR, write_results
+from results import RESULTS_DIR, history_args, history_parser, write_results
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.analyzers.heuristic.files import read_files
@@ -121,18 +119,13 @@ def _judge(rows: list[dict[str, Any]], truth: dict[str, dict[str, Any]]) -> dict
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repo", default=os.environ.get("REPODAILY_VLLM_REPO"), help="git dir of the history")
+    parser = history_parser(__doc__)
     parser.add_argument("--name", default="vllm-project/vllm")
     parser.add_argument("--since", default="2025-05-20", help="first day")
     parser.add_argument("--until", default="2026-05-19", help="last day")
-    parser.add_argument("--timezone", default="Asia/Shanghai")
     parser.add_argument("--truth", help='JSON object: SHA (or prefix) -> {"security": bool, "why": str}')
     parser.add_argument("--json", default=str(RESULTS_DIR / "security_scan.json"), help="where the figures go")
-    args = parser.parse_args()
-    if not args.repo:
-        print("set REPODAILY_VLLM_REPO or pass --repo", file=sys.stderr)
-        return 2
+    args = history_args(parser)
     first, last = date.fromisoformat(args.since), date.fromisoformat(args.until)
     total, rows = asyncio.run(scan(args.repo, args.name, first, last, args.timezone))
     truth = json.loads(Path(args.truth).read_text(encoding="utf-8")) if args.truth else {}
