@@ -96,7 +96,8 @@ def read_outline(patches: list[str]) -> Outline:
             code = text.strip()
             if sign != " " and code and not code.startswith(_NOT_CODE) and scope.current:
                 touched[scope.current] = None
-    moved = added.keys() & removed.keys()
+    # In the order the patches show them: a set's order changes from run to run, and so would the report.
+    moved = [name for name in added if name in removed]
     outline.added = [name for name in added if name not in moved]
     outline.removed = [name for name in removed if name not in moved]
     # A class is named only when no member of it is: `Runner.step` says more than `Runner`.
