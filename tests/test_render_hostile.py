@@ -24,7 +24,22 @@ from report_checks import HtmlReader, check_report, element_problems, rendered
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import DailyReport
-from repodaily.render.text import cell, code, inline, plain, plain_text
+from repodaily.render.text import (
+    _CELL_ALWAYS,
+    _CELL_CONTEXT,
+    _PLAIN_ALWAYS,
+    _PROSE_CONTEXT,
+    _clean,
+    _prose_units,
+    _respell,
+    _respell_characters,
+    _units,
+    cell,
+    code,
+    inline,
+    plain,
+    plain_text,
+)
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 DAY = "2026-02-09"
@@ -150,6 +165,19 @@ def test_model_text_keeps_emphasis_but_makes_no_link_html_or_block(text: str):
         assert _links(reader) == [OUR_LINK], (name, markdown)
         assert reader.texts("li")[0].translate(EMPHASIS).strip() == f"{shown} — #1".strip(), (name, markdown)
         assert reader.texts("blockquote")[0].translate(EMPHASIS).strip() == shown.strip(), (name, markdown)
+
+
+@PROPERTY
+@given(texts.map(lambda text: text.replace("`", "")))
+def test_text_without_code_spans_is_escaped_as_the_parser_reads_it(text: str):
+    """Text with no backtick skips reading units; it must come out byte for byte as if read unit by unit."""
+    cleaned = _clean(text)
+    by_units = _respell(_prose_units(cleaned), _PLAIN_ALWAYS, _PROSE_CONTEXT)
+    assert _respell_characters(cleaned.strip(), _PLAIN_ALWAYS, _PROSE_CONTEXT) == by_units
+    unescaped = cleaned.replace("\\", "")
+    by_units = _respell(_units(unescaped, backslash_escapes=True), _CELL_ALWAYS, _CELL_CONTEXT)
+    assert _respell_characters(unescaped, _CELL_ALWAYS, _CELL_CONTEXT) == by_units
+    assert plain_text(text) == "".join(unit.source for unit in _prose_units(cleaned))
 
 
 @PROPERTY

@@ -27,9 +27,10 @@ holds — nobody downstream re-cuts a text or drops a part:
    file whose diff has no text (a pure rename) is ``full``: nothing was withheld.
 
 An analyzer whose rules cost nothing per token (``whole_patch``) is not held to
-one prompt: its budget is every readable patch, so each is ``full`` (or
-``clipped`` where the source cut it) in one part, and the receipt's budget is
-what it read. Generated, binary and missing files stay unread, as above.
+one prompt and spends no model tokens: every readable patch is ``full`` (or
+``clipped`` where the source cut it) in one part, nothing is counted, and the
+receipt's tokens are 0 — counting every patch of a backfill would cost more than
+the rules that read them. Generated, binary and missing files stay unread, as above.
 
 A text goes whole into one part: the part with the least room that still takes
 it (the earliest on a tie), so the first part fills before the next is opened, and
@@ -128,8 +129,8 @@ def build_input(
     by ``paths``, the analyzer's path table (by default the package's,
     :meth:`PathTable.packaged`). See the module docstring for how the budget is
     spent; the commit message is outside it. With ``whole_patch`` the budget and
-    parts are those every readable patch needs, whatever ``budget_tokens`` and
-    ``max_parts`` say. Pure and deterministic: the same
+    every readable patch is read whole in one part and nothing is counted, whatever
+    ``budget_tokens`` and ``max_parts`` say. Pure and deterministic: the same
     commit, budget, parts and table give the same input.
     """
     if budget_tokens < 0:
@@ -139,16 +140,25 @@ def build_input(
     table = paths or PathTable.packaged()
     files = sorted(
         (
-            _File(change, table.category(change.path, binary=change.binary), count_tokens(change.patch))
+            _File(
+                change,
+                table.category(change.path, binary=change.binary),
+                0 if whole_patch else count_tokens(change.patch),
+            )
             for change in commit.files
         ),
         key=_rank,
     )
     if whole_patch:
-        budget_tokens, max_parts = sum(file.tokens_total for file in files if _readable(file)), 1
+        budget_tokens, max_parts = 0, 1
     parts = _Parts([budget_tokens] * max_parts)
     for _, group in groupby(files, key=lambda file: file.category):
-        _spend([file for file in group if _readable(file)], parts)
+        readable = [file for file in group if _readable(file)]
+        if whole_patch:
+            for file in readable:
+                file.send(file.change.patch, 0, Coverage.full, parts)
+        else:
+            _spend(readable, parts)
     planned = [[index for index, file in enumerate(files) if file.part == part] for part in range(max_parts)]
     return AnalysisInput(
         **commit.message_parts(),

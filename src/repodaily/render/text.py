@@ -40,6 +40,7 @@ between escapes, so the same respelling stops it.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from bisect import bisect_left
@@ -168,6 +169,31 @@ def _respell(units: list[_Unit], always: frozenset[str], context: re.Pattern[str
     )
 
 
+def _respell_characters(text: str, always: frozenset[str], context: re.Pattern[str]) -> str:
+    """:func:`_respell` for text that reads as one unit per character: the same result, without the units.
+
+    Most text has no backtick and no backslash escape; a report renders thousands
+    of such lines, and building a unit per character cost more than the rest of
+    rendering.
+    """
+    marked = {match.start() for match in context.finditer(text)}
+    if not marked:
+        return text.translate(_inert_table(always))
+    return "".join(_INERT[char] if char in always or index in marked else char for index, char in enumerate(text))
+
+
+@functools.cache
+def _inert_table(always: frozenset[str]) -> dict[int, str]:
+    return {ord(char): _INERT[char] for char in always}
+
+
+def _escaped(text: str, always: frozenset[str], context: re.Pattern[str], *, backslash_escapes: bool) -> str:
+    """``text`` with what could start markup respelt: units read only where a backtick or an escape needs them."""
+    if "`" in text or (backslash_escapes and "\\" in text):
+        return _respell(_units(text, backslash_escapes=backslash_escapes), always, context)
+    return _respell_characters(text, always, context)
+
+
 def _clean(text: str) -> str:
     """Text with line boundaries as spaces and NUL as U+FFFD (what CommonMark shows for it)."""
     return _LINE_BREAK.sub(" ", text).replace("\0", "\ufffd")
@@ -183,7 +209,7 @@ def _span_content(source: str) -> str:
 
 
 def _prose_units(text: str) -> list[_Unit]:
-    """Units of one line of prose; a code span holding ``]:`` becomes text.
+    """Units of one line of prose (cleaned, :func:`_clean`); a code span holding ``]:`` becomes text.
 
     Block parsing does not know code spans: after a template's ``[`` at the
     start of a line (a TOC entry), a ``]:`` inside a span would close that
@@ -191,7 +217,7 @@ def _prose_units(text: str) -> list[_Unit]:
     text, the span's characters cannot.
     """
     units: list[_Unit] = []
-    for unit in _units(_clean(text), backslash_escapes=False):
+    for unit in _units(text, backslash_escapes=False):
         if unit.shown is None and "]:" in unit.source:
             units += [_Unit(char, char) for char in _span_content(unit.source)]
         else:
@@ -202,7 +228,11 @@ def _prose_units(text: str) -> list[_Unit]:
 
 
 def _prose(text: str, always: frozenset[str]) -> str:
-    escaped = _respell(_prose_units(text), always, _PROSE_CONTEXT)
+    cleaned = _clean(text)
+    if "`" in cleaned:
+        escaped = _respell(_prose_units(cleaned), always, _PROSE_CONTEXT)
+    else:  # one unit per character; a renderer drops the whitespace that opens or closes a line
+        escaped = _respell_characters(cleaned.strip(), always, _PROSE_CONTEXT)
     if escaped.endswith("#"):  # a heading would take a final "#" run as its closing sequence
         escaped = escaped[:-1] + "\\#"
     marker = _BLOCK_START.match(escaped)
@@ -224,7 +254,12 @@ def inline(text: str) -> str:
 
 def plain_text(text: str) -> str:
     """The text a Markdown renderer shows for ``plain(text)``: code span delimiters removed."""
-    return "".join(unit.shown if unit.shown is not None else _span_content(unit.source) for unit in _prose_units(text))
+    cleaned = _clean(text)
+    if "`" not in cleaned:
+        return cleaned.strip()
+    return "".join(
+        unit.shown if unit.shown is not None else _span_content(unit.source) for unit in _prose_units(cleaned)
+    )
 
 
 def code(text: str) -> str:
@@ -258,7 +293,7 @@ def cell(value: str | Iterable[str]) -> str:
     """
     lines = [value] if isinstance(value, str) else value
     joined = _CELL_SEPARATOR.join(
-        _respell(_units(_clean(line), backslash_escapes=True), _CELL_ALWAYS, _CELL_CONTEXT) for line in lines
+        _escaped(_clean(line), _CELL_ALWAYS, _CELL_CONTEXT, backslash_escapes=True) for line in lines
     )
     # GFM splits a row on every unescaped "|", inside code spans too, and drops
     # the backslash of "\|" before it parses the cell, so this comes last.
