@@ -4,9 +4,14 @@ It answers `POST /v1/chat/completions` after a fixed latency with at most C
 requests in flight, so a benchmark measures the client's own concurrency and
 overhead rather than a model's speed. Requests beyond C wait in a queue (the
 default) or, with `reject_beyond_concurrency`, are answered 429 with
-`Retry-After`, to exercise a client's rate-limit handling. Every reply is a
-valid completion whose content is a JSON verdict of the shape the analyzers
-expect; `GET /v1/models` lists one model, "simulator".
+`Retry-After`, to exercise a client's rate-limit handling. With `advertise_slots`
+it says how many it runs at once as llama.cpp's server does (`GET /props`
+answers `{"total_slots": C, ...}`); without, that route is 404 as on hosted
+APIs. `go_down()` makes it drop every connection unanswered, as a crashed
+backend behind a proxy does, until `come_back()`; `down_after=n` does so once
+it has answered n completions. Every reply is a valid
+completion whose content is a JSON verdict of the shape the analyzers expect;
+`GET /v1/models` lists one model, "simulator".
 
 The module also holds the loopback HTTP plumbing the test suite's fault proxy
 shares: a minimal HTTP/1.1 server (request line, headers, Content-Length body,
@@ -302,7 +307,11 @@ class EndpointSimulator(LoopbackHttpServer):
 
     `requests` holds every chat-completion request received, answered or rejected;
     `max_in_flight_seen` is the most answers that were ever being prepared at once;
-    `rejected` counts the 429s sent in `reject_beyond_concurrency` mode.
+    `queue_waits` how long each answered request waited for a slot; `rejected`
+    counts the 429s sent in `reject_beyond_concurrency` mode, `dropped` the
+    connections dropped while down, and `abandoned` the queued requests whose
+    client hung up before a slot was free (they are skipped, as llama.cpp and
+    vLLM skip them; one already being answered runs to its end).
     """
 
     def __init__(
@@ -312,6 +321,8 @@ class EndpointSimulator(LoopbackHttpServer):
         *,
         reject_beyond_concurrency: bool = False,
         retry_after: float = 1.0,
+        advertise_slots: bool = False,
+        down_after: int | None = None,
         verdict: VerdictFactory = simulated_verdict,
         port: int = 0,
     ) -> None:
@@ -322,13 +333,20 @@ class EndpointSimulator(LoopbackHttpServer):
         self.concurrency = concurrency
         self.reject_beyond_concurrency = reject_beyond_concurrency
         self.retry_after = retry_after
+        self.advertise_slots = advertise_slots
         self._verdict = verdict
+        self._down = False
+        self.down_after = down_after
+        self.answered = 0
         self._slots: asyncio.Semaphore | None = None
         self._in_flight = 0
         self._completion_ids = itertools.count(1)
         self._requests: list[HttpRequest] = []
         self.max_in_flight_seen = 0
+        self.queue_waits: list[float] = []
         self.rejected = 0
+        self.dropped = 0
+        self.abandoned = 0
 
     @property
     def base_url(self) -> str:
@@ -341,17 +359,31 @@ class EndpointSimulator(LoopbackHttpServer):
     async def _on_start(self) -> None:
         self._slots = asyncio.Semaphore(self.concurrency)
 
+    def go_down(self) -> None:
+        """From now on, drop every connection without an answer."""
+        self._down = True
+
+    def come_back(self) -> None:
+        self._down = False
+        self.down_after = None
+
     async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         route = (request.method, request.path.split("?", 1)[0])
-        if route == ("GET", "/v1/models"):
+        if self._down:
+            self.dropped += 1
+            writer.transport.abort()
+            return
+        if route == ("GET", "/props") and self.advertise_slots:
+            await write_json(writer, 200, {"total_slots": self.concurrency, "model_path": SIMULATED_MODEL})
+        elif route == ("GET", "/v1/models"):
             model = {"id": SIMULATED_MODEL, "object": "model", "created": 0, "owned_by": "endpoint_simulator"}
             await write_json(writer, 200, {"object": "list", "data": [model]})
         elif route == ("POST", "/v1/chat/completions"):
-            await self._complete(request, writer)
+            await self._complete(request, reader, writer)
         else:
             await write_json(writer, 404, openai_error(404, f"no route {request.method} {request.path}"))
 
-    async def _complete(self, request: HttpRequest, writer: asyncio.StreamWriter) -> None:
+    async def _complete(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self._requests.append(request)
         body = request.json()
         if not isinstance(body, dict):
@@ -363,14 +395,26 @@ class EndpointSimulator(LoopbackHttpServer):
             message = f"simulated rate limit: {self.concurrency} requests in flight"
             await write_json(writer, 429, openai_error(429, message), retry_after_headers(self.retry_after))
             return
+        queued = time.monotonic()
         async with self._slots:
+            if reader.at_eof():  # the client hung up while this waited: not worth a slot (llama.cpp, vLLM)
+                self.abandoned += 1
+                return
+            self.queue_waits.append(time.monotonic() - queued)
             self._in_flight += 1
             self.max_in_flight_seen = max(self.max_in_flight_seen, self._in_flight)
             try:
                 await asyncio.sleep(self.latency)
             finally:
                 self._in_flight -= 1
+        if self._down:  # it went down while this request waited
+            self.dropped += 1
+            writer.transport.abort()
+            return
         await write_json(writer, 200, self._completion(body))
+        self.answered += 1
+        if self.down_after is not None and self.answered >= self.down_after:
+            self.go_down()
 
     def _completion(self, body: dict[str, Any]) -> dict[str, Any]:
         content = json.dumps(self._verdict(body), ensure_ascii=False)
@@ -404,8 +448,15 @@ def _main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--reject", action="store_true", help="answer 429 with Retry-After beyond the concurrency instead of queueing"
     )
+    parser.add_argument("--advertise-slots", action="store_true", help="report the concurrency at GET /props")
     args = parser.parse_args(argv)
-    simulator = EndpointSimulator(args.latency, args.concurrency, reject_beyond_concurrency=args.reject, port=args.port)
+    simulator = EndpointSimulator(
+        args.latency,
+        args.concurrency,
+        reject_beyond_concurrency=args.reject,
+        advertise_slots=args.advertise_slots,
+        port=args.port,
+    )
     with simulator:
         print(f"endpoint simulator at {simulator.base_url} (model {SIMULATED_MODEL!r}); Ctrl-C stops it", flush=True)
         try:

@@ -30,6 +30,7 @@ from endpoint_simulator import (
     retry_after_headers,
     write_json,
 )
+from llm_fakes import SLOT_PATHS
 
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
@@ -291,7 +292,8 @@ def test_a_dripping_answer_ends_at_the_deadline_and_the_commits_fall_back(tmp_pa
     assert code == 1
     assert {c.analysis.status for c in report.commits} == {"fallback"}
     assert "within 1 s" in report.commits[0].analysis.note
-    assert len(endpoint.chat) == 3 * ATTEMPTS == report.run.calls
+    # Three requests without an answer open the circuit: the retries still to come are not sent.
+    assert len(endpoint.chat) == report.run.calls < 3 * ATTEMPTS
 
 
 def test_an_endpoint_that_never_answers_costs_one_round_of_deadlines_not_one_per_commit(tmp_path, serve):
@@ -305,7 +307,7 @@ def test_an_endpoint_that_never_answers_costs_one_round_of_deadlines_not_one_per
     print(f"silent endpoint: report of 6 commits took {elapsed:.2f} s (bound {bound:.2f} s)")
     assert elapsed < bound, err
     assert code == 1 and report.stats.degraded == 6
-    assert len(endpoint.chat) == 6 * ATTEMPTS == report.run.calls
+    assert len(endpoint.chat) == report.run.calls <= 6 + ATTEMPTS
 
 
 @pytest.mark.parametrize("path", ["/models", "/chat/completions"])
@@ -316,7 +318,8 @@ def test_doctor_ends_at_the_deadline_when_the_endpoint_drips(tmp_path, serve, pa
     print(f"doctor, {path} dripping: {elapsed:.2f} s (bound {bound:.2f} s)")
     assert elapsed < bound, out
     assert code == 1 and "no complete answer within" in out
-    assert len(endpoint.received) == (1 if path == "/models" else 2)
+    asked = [r for r in endpoint.received if not r.path.endswith(SLOT_PATHS)]
+    assert len(asked) == (1 if path == "/models" else 2)
 
 
 def test_a_huge_body_is_not_read_past_the_cap_and_never_sent_back(tmp_path, serve):
@@ -402,4 +405,93 @@ def test_a_day_whose_analyses_all_failed_is_counted_and_asks_no_highlights(tmp_p
     assert all(h.kind != HighlightKind.summary for h in report.highlights)  # only the ones picked by rule
     assert not any(HIGHLIGHTS_MARK in prompt for prompt in endpoint.prompts())
     print(f"endpoint always failing: run.calls {report.run.calls}, requests received {len(endpoint.chat)}")
-    assert report.run.calls == len(endpoint.chat) == 4 * ATTEMPTS
+    # Three failing requests open the circuit: the retries still to come are not sent.
+    assert report.run.calls == len(endpoint.chat) < 4 * ATTEMPTS
+
+
+# --------------------------------------------------------------------------- a server's queue and a server gone
+
+
+def _defaults_config(tmp_path: Path, base_url: str, **settings: object) -> Path:
+    """The LLM analyzer on one endpoint with every setting at its default but those given."""
+    lines = [
+        f'cache_dir = "{tmp_path / "cache"}"',
+        "[analyzer]",
+        'name = "llm"',
+        "[[llm.endpoints]]",
+        'name = "local"',
+        f'base_url = "{base_url}"',
+        f'model = "{SIMULATED_MODEL}"',
+        *(f"{key} = {json.dumps(value)}" for key, value in settings.items()),
+    ]
+    path = tmp_path / "repodaily.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_a_four_slot_server_is_kept_busy_without_a_queue_at_default_settings(tmp_path):
+    """Eight requests at once would queue four behind four; the limit learns the server's four from the answers."""
+    latency, commits, slots = 0.4, 40, 4
+    repo = _day_repo(tmp_path, commits=commits)
+    own = _cost_without_waits(repo, tmp_path)
+    with EndpointSimulator(latency=latency, concurrency=slots) as simulator:
+        code, report, err, elapsed = _report(repo, _defaults_config(tmp_path, simulator.base_url))
+        waits = sorted(simulator.queue_waits)
+    bound = 1.15 * -(-commits // slots) * latency
+    print(f"4-slot server: {elapsed - own:.2f} s beyond the pipeline's own {own:.2f} s (bound {bound:.2f} s)")
+    assert code == 0 and report.stats.degraded == 0, err
+    assert len(simulator.requests) == commits  # one call per commit: nothing timed out or was sent again
+    assert elapsed - own <= bound
+    # At eight in flight half the requests would wait a whole latency in the server's queue.
+    assert waits[len(waits) // 2] < latency / 4 and sum(waits) < commits * latency / 4
+
+
+@pytest.mark.parametrize(("configured", "expected"), [(None, 16), (3, 3)])
+def test_the_slots_a_server_reports_set_the_limit_unless_the_user_capped_it(tmp_path, configured, expected):
+    repo = _day_repo(tmp_path, commits=24)
+    settings = {} if configured is None else {"concurrency": configured}
+    with EndpointSimulator(latency=0.3, concurrency=16, advertise_slots=True) as simulator:
+        code, report, err, _ = _report(repo, _defaults_config(tmp_path, simulator.base_url, **settings))
+    assert code == 0 and report.stats.degraded == 0, err
+    assert simulator.max_in_flight_seen == expected
+
+
+def test_a_request_that_timed_out_in_a_busy_queue_goes_again_without_spending_an_attempt(tmp_path):
+    """One slot, no retries, a deadline of two answers: the fourth request waits three and times out, once."""
+    repo = _day_repo(tmp_path, commits=5)
+    with EndpointSimulator(latency=0.5, concurrency=1) as simulator:
+        config = _defaults_config(
+            tmp_path, simulator.base_url, timeout_s=1.2, timeout_per_1k_prompt_tokens_s=0, max_retries=0
+        )
+        code, report, err, _ = _report(repo, config)
+    assert code == 0 and report.stats.degraded == 0, err
+    assert len(simulator.requests) > 5  # some were sent again, and none of them fell back
+
+
+def test_a_server_that_goes_down_costs_a_handful_of_calls_and_a_rerun_asks_only_what_fell_back(tmp_path):
+    repo = _day_repo(tmp_path, commits=16)
+    with EndpointSimulator(latency=0.1, concurrency=4, down_after=5) as simulator:
+        config = _defaults_config(tmp_path, simulator.base_url)
+        code, report, err, _ = _report(repo, config)
+        failed = simulator.dropped
+        print(f"server down after 5 answers: {failed} calls failed, {report.stats.degraded} commits fell back")
+        assert code == 1 and report.stats.degraded == 16 - 5, err
+        assert err.count("not asked for") == 1  # one line says the endpoint is given up on
+        assert failed <= 12
+        simulator.come_back()
+        asked = len(simulator.requests)
+        code, healed, err, _ = _report(repo, config)
+    assert code == 0 and healed.stats.degraded == 0, err
+    assert len(simulator.requests) - asked == 16 - 5
+
+
+@pytest.mark.parametrize(("advertised", "shown"), [(True, "6"), (False, "-")])
+def test_doctor_prints_the_slots_the_server_reports(tmp_path, advertised, shown):
+    pong = {"ok": True}  # what doctor's check asks the model for
+    with EndpointSimulator(0, 6, advertise_slots=advertised, verdict=lambda _: pong) as simulator:
+        code, out, _ = _doctor(_defaults_config(tmp_path, simulator.base_url))
+    assert code == 0, out
+    header = next(line for line in out.splitlines() if "server slots" in line)
+    row = next(line for line in out.splitlines() if line.startswith("│ local"))
+    column = [cell.strip() for cell in header.split("┃")].index("server slots")
+    assert [cell.strip() for cell in row.split("│")][column] == shown, out

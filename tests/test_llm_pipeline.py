@@ -220,3 +220,25 @@ def test_doctor_names_what_fails(tmp_path, proxy, llm_server):
     (tmp_path / "none.toml").write_text("", encoding="utf-8")
     code, out = _doctor(tmp_path / "none.toml")
     assert code == 2 and "nothing to check" in out and "[[llm.endpoints]]" in out
+
+
+def test_a_day_at_default_settings_on_a_one_slot_server_degrades_nothing(tmp_path, llm_server):
+    """Eight requests at once on a server that answers one at a time: the limit, not the deadlines, queues them."""
+    builder = RepoBuilder(tmp_path / "busy")
+    builder.commit("Initial import", when=datetime(2026, 3, 1, 9, tzinfo=SHANGHAI), files={"app/cache.py": "X = 1\n"})
+    for n in range(6):
+        builder.commit(
+            f"Add lookup {n} to the cache",
+            when=_at(10 + n),
+            files={f"app/lookup_{n}.py": f"def lookup_{n}(key, store):\n    return store.get(key)\n"},
+        )
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f'cache_dir = "{tmp_path / "cache"}"\n[analyzer]\nname = "llm"\n[[llm.endpoints]]\n'
+        f'name = "local"\nbase_url = "{llm_server.base_url}"\nmodel = "{llm_server.model}"\n',
+        encoding="utf-8",
+    )
+    code, report, err = _report(builder.path, config)
+    assert code == 0, err
+    assert report.stats.degraded == 0 and len(report.commits) == 6
+    assert {c.analysis.status for c in report.commits} == {"ok"}

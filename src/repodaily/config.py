@@ -144,7 +144,8 @@ class ContextConfig(_Section):
 class AnalyzerConfig(_Section):
     name: str = "auto"
     fallback: str = Field(default="heuristic", description="What judges a commit whose analysis failed.")
-    concurrency: int = Field(default=8, ge=1, le=256)
+    # Each endpoint's own adaptive limit decides how many requests it gets; this only bounds the work held open.
+    concurrency: int = Field(default=32, ge=1, le=256, description="Commits analysed at once.")
 
 
 class Config(_Section):

@@ -25,10 +25,15 @@ that drips a byte a second holds a call no longer than the deadline times its
 attempts; the time a request spends queued behind our own limits is not part of
 its deadline. The body is read into memory up to ``max_response_bytes``.
 
-Requests in flight are bounded per endpoint, and optional requests/tokens per
-minute budgets apply (:mod:`.limits`). Until the endpoint has answered once,
-requests go one at a time (:class:`_CredentialGate`), so a refused key costs one
-request whatever the concurrency. The API key is read from the environment
+Requests in flight follow an adaptive limit per endpoint (:mod:`.concurrency`):
+one at a time until the endpoint has answered once — so a refused key costs
+one request whatever the concurrency (:class:`_CredentialGate`) — then the
+slots the server reports or the configured concurrency, shrinking when answers
+show queueing and growing back. A request that timed out while the server was
+answering others waited in its queue, not on a dead server: it goes again under
+the lower limit without spending an attempt (at most :data:`_REQUEUES` times).
+A server that keeps failing is short-circuited (:mod:`.breaker`). Optional
+requests/tokens per minute budgets apply (:mod:`.limits`). The API key is read from the environment
 when the client is created, sent only in the Authorization header, and masked
 in every error message, in each form a server may echo it back in
 (:mod:`repodaily.redact`).
@@ -37,17 +42,22 @@ in every error message, in each form a server may echo it back in
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
+import math
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import httpx
 
+from repodaily.analyzers.llm.breaker import CircuitBreaker
+from repodaily.analyzers.llm.concurrency import ConcurrencyLimit, Slot
 from repodaily.analyzers.llm.limits import RequestQuota
 from repodaily.analyzers.llm.settings import EndpointSettings
 from repodaily.context.tokens import count_tokens
@@ -72,6 +82,13 @@ _LONGEST_WAIT_S = 300.0
 _ERROR_TEXT_CHARS = 300
 # Role markers and message framing the chat template adds around each message.
 _TOKENS_PER_MESSAGE = 4
+#: Times a request that timed out in a busy server's queue goes again without spending an attempt:
+#: enough for the limit to halve from any usual concurrency down to the server's slots.
+_REQUEUES = 4
+_OVERLOADED_STATUS = frozenset({429, 503})
+# Asking the server how many requests it runs at once is a courtesy: it must not hold up the run.
+_SLOTS_DEADLINE_S = 5.0
+_SLOTS_MAX_BYTES = 1_000_000
 
 
 class OutputMode(StrEnum):
@@ -93,16 +110,38 @@ class UnsupportedMode(ProviderError):
 
 
 class _Retryable(ProviderError):
-    """A failure that may pass: a timeout, a dropped connection, 429, 5xx."""
+    """A failure that may pass: a timeout, a dropped connection, 429, 5xx.
 
-    def __init__(self, message: str, wait_s: float | None = None) -> None:
+    ``timed_out`` says the deadline passed with no answer; ``queued`` that it did
+    while the server answered other requests, so it waited in the server's queue.
+    """
+
+    def __init__(self, message: str, wait_s: float | None = None, *, timed_out: bool = False) -> None:
         super().__init__(message)
         self.wait_s = wait_s
+        self.timed_out = timed_out
+        self.queued = False
+
+
+@dataclass(frozen=True)
+class _Exchange:
+    """One request's answer: status and headers, the body, its place under the limit, and how long it took."""
+
+    response: httpx.Response
+    content: bytes
+    slot: Slot
+    seconds: float
 
 
 def _count(counts: dict[str, Any], key: str) -> int:
     value = counts.get(key)
     return value if isinstance(value, int) and value > 0 else 0
+
+
+def _names_mode(text: str) -> bool:
+    """Whether an error body speaks of the requested output format."""
+    lowered = text.lower()
+    return any(word in lowered for word in _MODE_WORDS)
 
 
 @contextmanager
@@ -111,7 +150,7 @@ def _foreign_errors(endpoint: str, redact: Callable[[str], str]) -> Iterator[Non
     try:
         yield
     except httpx.TimeoutException as exc:
-        raise _Retryable(f"{endpoint}: no answer in time ({type(exc).__name__})") from exc
+        raise _Retryable(f"{endpoint}: no answer in time ({type(exc).__name__})", timed_out=True) from exc
     except (httpx.NetworkError, httpx.RemoteProtocolError, httpx.ProxyError) as exc:
         raise _Retryable(f"{endpoint}: connection failed ({type(exc).__name__}: {redact(str(exc))})") from exc
     except httpx.HTTPError as exc:
@@ -192,7 +231,13 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {self._secret}"
         # No per-read timeouts: each request runs under one total deadline instead (see _exchange).
         self._http = httpx.AsyncClient(headers=headers, transport=transport, timeout=None)
-        self._slots = asyncio.Semaphore(settings.concurrency)
+        # A concurrency the user set caps what the server reports; the default gives way to it.
+        explicit = "concurrency" in settings.model_fields_set
+        self.limit = ConcurrencyLimit(settings.name, settings.concurrency, explicit=explicit, clock=clock)
+        self._breaker = CircuitBreaker(settings.name, clock=clock)
+        self._answered_at = -math.inf
+        self._opening: asyncio.Task[None] | None = None
+        self._request_ids = itertools.count()
         self._quota = RequestQuota(
             requests_per_minute=settings.requests_per_minute,
             tokens_per_minute=settings.tokens_per_minute,
@@ -281,28 +326,54 @@ class ChatClient:
     async def list_models(self) -> list[str] | None:
         """The model ids the endpoint lists, or None when it has no listing (HTTP 404)."""
         # The listing is no analysis's cost: only the client's lifetime totals count it.
-        response, content = await self._request("GET", "/models", deadline=self.settings.timeout_s, usage=Usage())
-        if response.status_code == 404:
+        exchange = await self._request("GET", "/models", deadline=self.settings.timeout_s, usage=Usage())
+        if exchange.response.status_code == 404:
             return None
-        self._check(response, content, asked_format=False)
-        data = self._decoded(content)
+        self._check(exchange.response, exchange.content, asked_format=False)
+        data = self._decoded(exchange.content)
         entries = data.get("data") if isinstance(data, dict) else None
         if not isinstance(entries, list):
             raise InvalidOutput(f"{self.settings.name}: the model list is not an OpenAI-style list")
         return [str(entry.get("id")) for entry in entries if isinstance(entry, dict)]
 
-    async def _attempts(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage) -> str:
-        attempts = self.settings.max_retries + 1
-        for attempt in range(attempts):
+    async def server_slots(self) -> int | None:
+        """How many requests the server says it runs at once, or None when it does not say.
+
+        llama.cpp's server reports ``total_slots`` at ``/props`` and lists its slots
+        at ``/slots``, both beside ``/v1``. Other servers answer 404 or nothing; a
+        failure here is no error, only silence.
+        """
+        root = self.settings.base_url.removesuffix("/v1")
+        for path in ("/props", "/slots"):
             try:
-                return await self._send(body, tokens, deadline, usage)
+                async with asyncio.timeout(_SLOTS_DEADLINE_S), self._http.stream("GET", root + path) as response:
+                    if response.status_code != 200:
+                        continue
+                    data = json.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
+            except (httpx.HTTPError, TimeoutError, ProviderError, ValueError):
+                continue
+            slots = data.get("total_slots") if isinstance(data, dict) else len(data) if isinstance(data, list) else None
+            if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0:
+                return slots
+        return None
+
+    async def _attempts(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage) -> str:
+        attempts, attempt, requeued = self.settings.max_retries + 1, 0, 0
+        request = next(self._request_ids)
+        while True:
+            try:
+                return await self._send(body, tokens, deadline, usage, request)
             except _Retryable as exc:
+                if exc.queued and requeued < _REQUEUES:
+                    requeued += 1
+                    log.info("%s, waiting behind other requests; sent again under the lower concurrency", exc)
+                    continue
                 wait = self._backoff(exc, attempt)
-                if attempt + 1 == attempts or wait is None:
-                    raise ProviderError(f"{exc} (gave up after {attempt + 1} attempt(s))") from exc
+                attempt += 1
+                if attempt == attempts or wait is None:
+                    raise ProviderError(f"{exc} (gave up after {attempt + requeued} attempt(s))") from exc
                 log.info("%s; retrying in %.1f s", exc, wait)
                 await self._sleep(wait)
-        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _backoff(self, exc: _Retryable, attempt: int) -> float | None:
         """The server's wait when it named one (None if too long to be worth it), else full jitter."""
@@ -310,32 +381,95 @@ class ChatClient:
             return exc.wait_s if exc.wait_s <= _LONGEST_WAIT_S else None
         return self._rng.uniform(0, min(_BACKOFF_CAP_S, _BACKOFF_BASE_S * 2**attempt))
 
-    async def _send(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage) -> str:
-        response, content = await self._request(
-            "POST", "/chat/completions", deadline=deadline, usage=usage, tokens=tokens, payload=body
+    async def _send(self, body: dict[str, Any], tokens: int, deadline: float, usage: Usage, request: int) -> str:
+        exchange = await self._request(
+            "POST", "/chat/completions", deadline=deadline, usage=usage, tokens=tokens, payload=body, request=request
         )
-        self._check(response, content, asked_format="response_format" in body)
-        data = self._decoded(content)
-        if (pause := server_wait(response.headers, refused=False)) is not None:
+        self._check(exchange.response, exchange.content, asked_format="response_format" in body)
+        data = self._decoded(exchange.content)
+        if (pause := server_wait(exchange.response.headers, refused=False)) is not None:
             self._quota.pause(pause)
+        reported = data.get("usage") if isinstance(data, dict) else None
+        completion_tokens = _count(reported, "completion_tokens") if isinstance(reported, dict) else 0
+        self.limit.answered(exchange.slot, exchange.seconds, completion_tokens)
         return self.answer(data, usage, self.usage)
 
     async def _request(
-        self, method: str, path: str, *, deadline: float, usage: Usage, tokens: int = 0, payload: Any = None
-    ) -> tuple[httpx.Response, bytes]:
-        """Every request goes through here: the credential gate, our limits, then one bounded exchange.
+        self,
+        method: str,
+        path: str,
+        *,
+        deadline: float,
+        usage: Usage,
+        tokens: int = 0,
+        payload: Any = None,
+        request: int | None = None,
+    ) -> _Exchange:
+        """Every request goes through here: the gate, the breaker, our limits, then one bounded exchange.
 
         The request counts in ``usage`` (and :attr:`usage`) as soon as it is attempted,
         whatever becomes of it, a refused connection included; one turned away at the
-        gate is not attempted. Waiting at the gate, for the quota or for a free slot
-        is our own queue, not the server's time, so it comes before the deadline starts.
+        gate or by an open circuit is not attempted. Waiting at the gate, for the quota
+        or for room under the limit is our own queue, not the server's time, so it
+        comes before the deadline starts. ``request`` names the request an attempt belongs
+        to, the same for each retry (default: a request of its own).
         """
+        request = next(self._request_ids) if request is None else request
         async with self._gate.turn():
+            self._breaker.check()
             await self._quota.acquire(tokens)
-            async with self._slots:
+            async with self.limit.slot() as slot:
                 for total in (usage, self.usage):
                     total.calls += 1
-                return await self._exchange(method, f"{self.settings.base_url}{path}", deadline, payload)
+                url = f"{self.settings.base_url}{path}"
+                try:
+                    response, content = await self._exchange(method, url, deadline, payload)
+                except _Retryable as exc:
+                    self._unanswered(exc, slot, request)
+                    raise
+                seconds = self._clock() - slot.started
+            self._answered(response.status_code, content, slot, request)
+            return _Exchange(response, content, slot, seconds)
+
+    def _unanswered(self, exc: _Retryable, slot: Slot, request: int) -> None:
+        """A request ended with no answer: queued behind others, or a failure the breaker counts."""
+        self.limit.open(None)  # holding everyone behind a silent endpoint would send its requests one by one
+        if exc.timed_out and slot.started < self._answered_at:
+            exc.queued = True
+            self.limit.overloaded(slot, "a request timed out in the server's queue")
+            return
+        self._breaker.failed(str(exc), request)
+        if exc.timed_out:
+            self.limit.overloaded(slot, "no answer within the deadline")
+
+    def _answered(self, status: int, content: bytes, slot: Slot, request: int) -> None:
+        """What an answer says about the server: busy (429, 503), failing (other 5xx), or well.
+
+        A 5xx that names the output format is a refusal of it (llama.cpp's way), not a failure.
+        """
+        if status in _AUTH_STATUS:
+            return
+        if status in _OVERLOADED_STATUS:
+            self.limit.overloaded(slot, f"HTTP {status}")
+        elif status >= 500 and not _names_mode(content.decode("utf-8", "replace")):
+            self._breaker.failed(f"HTTP {status}", request)
+        else:
+            self._breaker.succeeded()
+            self._answered_at = self._clock()
+
+    def _first_status(self, status: int) -> None:
+        """The first answer's status is in: open the limit, at the server's slots when it says (asked aside).
+
+        The status alone says the endpoint answers, as for the credential gate, so the
+        others wait for the slot count, not for the first answer's whole body.
+        """
+        if self._opening is not None or self.limit.opened or status in _AUTH_STATUS:
+            return
+
+        async def open_limit() -> None:
+            self.limit.open(await self.server_slots() if status < 400 else None)
+
+        self._opening = asyncio.create_task(open_limit())
 
     async def _exchange(self, method: str, url: str, deadline: float, payload: Any) -> tuple[httpx.Response, bytes]:
         """One HTTP exchange, from connecting to the body's last byte, within ``deadline`` seconds all told."""
@@ -345,19 +479,20 @@ class ChatClient:
                 with _foreign_errors(name, self._redact):
                     async with self._http.stream(method, url, json=payload) as response:
                         self._gate.settle(response.status_code)  # the status alone says whether the key is taken
+                        self._first_status(response.status_code)
                         return response, await self._body(response)
         except TimeoutError as exc:
-            raise _Retryable(f"{name}: no complete answer within {deadline:g} s") from exc
+            raise _Retryable(f"{name}: no complete answer within {deadline:g} s", timed_out=True) from exc
 
-    async def _body(self, response: httpx.Response) -> bytes:
-        """The body, read into memory up to ``max_response_bytes``.
+    async def _body(self, response: httpx.Response, cap: int | None = None) -> bytes:
+        """The body, read into memory up to ``cap`` (default ``max_response_bytes``).
 
         A completion is bounded by max_tokens and a model list by the provider's
         catalogue, both far below the cap; a bigger body is a broken server or
         gateway, not an answer. It is not retried, as asking again would read
         another cap's worth of the same.
         """
-        cap = self.settings.max_response_bytes
+        cap = cap or self.settings.max_response_bytes
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
@@ -379,7 +514,7 @@ class ChatClient:
         detail = text[:_ERROR_TEXT_CHARS].strip()
         if status in _AUTH_STATUS:
             raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
-        if asked_format and status != 429 and any(word in text.lower() for word in _MODE_WORDS):
+        if asked_format and status != 429 and _names_mode(text):
             # llama-cpp-python answers an unknown response_format with HTTP 500, not 400.
             raise UnsupportedMode(f"{name}: HTTP {status}, response_format refused: {detail}")
         if status in _RETRIED_STATUS or status >= 500:
@@ -418,4 +553,6 @@ class ChatClient:
         return content
 
     async def aclose(self) -> None:
+        if self._opening is not None and not self._opening.done():
+            self._opening.cancel()
         await self._http.aclose()

@@ -1,8 +1,9 @@
 """Check an endpoint before trusting a morning's reports to it.
 
 For each configured endpoint: is it reachable, does it accept our credentials,
-does it list the configured model, which structured-output mode works, and how
-long one small call takes. Every check runs the same client code the analyzer
+does it list the configured model, which structured-output mode works, how
+long one small call takes, and how many requests the server says it runs at
+once (the ceiling of the analyzer's adaptive concurrency). Every check runs the same client code the analyzer
 uses, so what passes here is what the analyzer will meet — except retries: each
 check is asked once, under the endpoint's deadline for the whole answer, so a
 dead or trickling endpoint costs doctor one deadline per check it reaches, not
@@ -49,6 +50,7 @@ class EndpointHealth(BaseModel):
     output_mode: str | None = None
     latency_s: float | None = None
     completion_tokens: int | None = None
+    server_slots: int | None = None
     problem: str = ""
 
     @property
@@ -90,6 +92,7 @@ async def check_endpoint(
         health.latency_s = round(time.monotonic() - started, 3)
         health.completion_tokens = usage.completion_tokens
         health.output_mode = client.output_mode.value
+        health.server_slots = await client.server_slots()
         return health
     finally:
         await client.aclose()

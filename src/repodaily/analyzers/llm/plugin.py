@@ -30,11 +30,13 @@ def _from_environment(table: dict[str, Any], environ: Mapping[str, str]) -> dict
     from_env = settings_from_env(environ)
     if from_env is None:
         return table
-    return {**table, "endpoints": [endpoint.model_dump() for endpoint in from_env.endpoints]}
+    # Only what the variables set: a default left unset may still give way to what the server says.
+    return {**table, "endpoints": [endpoint.model_dump(exclude_unset=True) for endpoint in from_env.endpoints]}
 
 
 async def health(settings: LLMConfig, environ: Mapping[str, str]) -> list[Health]:
-    """Each endpoint checked as the analyzer would meet it: reachable, auth, model listed, output mode, latency."""
+    """Each endpoint checked as the analyzer would meet it: reachable, auth, model listed, output mode, latency,
+    and the requests the server says it runs at once."""
     from repodaily.analyzers.llm.doctor import check_endpoint
 
     mark = {True: "yes", False: "NO", None: "?"}
@@ -48,6 +50,7 @@ async def health(settings: LLMConfig, environ: Mapping[str, str]) -> list[Health
             "model listed": mark[found.model_listed],
             "output mode": found.output_mode or "-",
             "latency": f"{found.latency_s:.2f} s" if found.latency_s is not None else "-",
+            "server slots": str(found.server_slots) if found.server_slots is not None else "-",
         }
         rows.append(Health(target=found.name, ok=found.ok, checks=checks, problem=found.problem))
     return rows

@@ -49,7 +49,14 @@ class EndpointSettings(_Settings):
         default=5, ge=0, description="Added per 1,000 prompt tokens: big prompts take longer to read."
     )
     timeout_max_s: float = Field(default=300, gt=0)
-    concurrency: int = Field(default=8, ge=1, description="Requests in flight at once on this endpoint.")
+    concurrency: int = Field(
+        default=8,
+        ge=1,
+        description=(
+            "Requests in flight at most; fewer while answers show a queue. Left unset, the slots the server "
+            "reports (llama.cpp's /props) take its place."
+        ),
+    )
     requests_per_minute: int = Field(default=0, ge=0, description="0: unlimited.")
     tokens_per_minute: int = Field(default=0, ge=0, description="Prompt plus completion tokens; 0: unlimited.")
     max_retries: int = Field(default=4, ge=0, description="Retries of a timeout, reset, 429 or 5xx.")
