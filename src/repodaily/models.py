@@ -292,6 +292,10 @@ class Usage(_Model):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(
+        default=0,
+        description="Of the prompt tokens, those the provider's prefix cache served, when its answers say so.",
+    )
     seconds: float = 0.0
 
 
@@ -494,6 +498,9 @@ class RunInfo(_Model):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(
+        default=0, description="Of the prompt tokens, those the providers' prefix caches served."
+    )
     seconds: float = 0.0
     degraded: int = 0
     cached: int = 0

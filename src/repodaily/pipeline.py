@@ -142,13 +142,9 @@ def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
 
 
 def _sum_usage(analyses: Iterable[Analysis]) -> Usage:
-    total = Usage()
-    for analysis in analyses:
-        total.calls += analysis.usage.calls
-        total.prompt_tokens += analysis.usage.prompt_tokens
-        total.completion_tokens += analysis.usage.completion_tokens
-        total.seconds += analysis.usage.seconds
-    return total
+    """Every figure of the analyses' usage added up, so a figure :class:`Usage` gains is counted unasked."""
+    usages = [analysis.usage for analysis in analyses]
+    return Usage(**{name: sum(getattr(usage, name) for usage in usages) for name in Usage.model_fields})
 
 
 def _main_model(analyses: Iterable[Analysis]) -> str | None:
@@ -384,6 +380,7 @@ class Pipeline:
             calls=usage.calls,
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
+            cached_prompt_tokens=usage.cached_prompt_tokens,
             seconds=round(time.monotonic() - started, 3),
             degraded=sum(1 for a in analyses.values() if a.status != AnalysisStatus.ok),
             cached=len(cached),
@@ -554,7 +551,7 @@ class Pipeline:
                 "incomplete_commits": summary.incomplete_commits,
                 **{
                     key: sum(getattr(r.run, key) for o in summary.outcomes for r in o.reports)
-                    for key in ("calls", "prompt_tokens", "completion_tokens", "cached")
+                    for key in ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens", "cached")
                 },
             },
         )
