@@ -171,6 +171,15 @@ def test_the_llm_key_follows_what_the_prompt_shows_of_the_repository():
     assert heuristic.fingerprint_for(ENGINE) == heuristic.fingerprint
 
 
+def test_the_heuristic_judges_the_same_whatever_the_context():
+    heuristic = HeuristicAnalyzer(language="en")
+    item = commit(subject="[Spec Decode] Fix crash on empty input")
+    alone, told = (
+        run(heuristic.analyze(each)) for each in (item, _in(ENGINE, item).model_copy(update={"repo": item.repo}))
+    )
+    assert told == alone
+
+
 @pytest.fixture
 def day_repo(tmp_path: Path) -> Path:
     builder = RepoBuilder(tmp_path / "repo")
