@@ -4,10 +4,10 @@ A source is made per repository by the factory its plugin registers, called as
 ``factory(settings=..., context=SourceContext(...))``. ``settings`` is the
 plugin's own model validated from the repository's ``[[repos]]`` keys that the
 core does not own (``name``, ``source``, ``web_url``, ``description`` and
-``conventions`` are the core's). ``git`` is the built-in source; a source of another kind (a patch
-archive, a forge's API) implements the same two methods. A source that can
-also list a commit's tree offers :class:`TreeSource`, from which the repository
-context counts the primary language.
+``conventions`` are the core's). ``git`` is the built-in source; a source of
+another kind (a patch archive, a forge's API) implements the same two methods.
+A source that can also list a commit's tree offers :class:`TreeSource`, from
+which the repository context counts the primary language.
 """
 
 from __future__ import annotations
