@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ from repodaily.config import load_config
 from repodaily.context import describe_repository, primary_language
 from repodaily.context.repository import MAX_DESCRIPTION_CHARS, MAX_TAG_NAMES
 from repodaily.demo.repo_builder import RepoBuilder
-from repodaily.models import AnalysisInput, ChangeType, DailyReport, RepositoryContext, TitleTag
+from repodaily.errors import SourceError
+from repodaily.models import AnalysisInput, ChangeType, Commit, DailyReport, RepositoryContext, TitleTag
 from repodaily.pipeline import Pipeline
-from repodaily.sources.base import SourceContext
+from repodaily.sources.base import Opened, SourceContext, Window
 from repodaily.sources.git.plugin import GitSettings, GitSource
 from repodaily.store import Store
 
@@ -247,17 +249,50 @@ def test_the_pipeline_tells_the_repository_and_keys_its_analyses_by_what_it_told
     assert "now persistent" in server.bodies[-1]["messages"][1]["content"]
 
 
-def test_an_analyzer_that_reads_no_context_is_given_none(tmp_path: Path, day_repo: Path):
+def test_the_git_source_lists_a_tree_by_name_whatever_the_names(tmp_path: Path):
+    builder = RepoBuilder(tmp_path / "repo")
+    odd = {"src/a b.py": "A = 1\n", 'src/quote"d.py': "B = 2\n", "src/line\nbreak.py": "C = 3\n", "docs/ü.md": "x\n"}
+    first = builder.commit("Add files", when=NOON, files=odd)
+    builder.commit("Add one more", when=NOON + timedelta(hours=1), files={"src/late.py": "D = 4\n"})
+    source = GitSource(settings=GitSettings(path=str(builder.path)), context=SourceContext(tmp_path / "c", 1_000_000))
+    assert sorted(source.tree_paths(first)) == sorted(odd)
+    with pytest.raises(SourceError, match="cannot list the tree of 0000000"):
+        source.tree_paths("0" * 40)
+
+
+class _NoTrees:
+    """A source with only the two methods every source has (a patch archive, say): it lists no tree."""
+
+    def __init__(self, inner: GitSource) -> None:
+        self._inner = inner
+
+    def open(self) -> Opened:
+        return self._inner.open()
+
+    def collect_days(self, windows: Sequence[Window]) -> Iterator[tuple[int, list[Commit]]]:
+        return self._inner.collect_days(windows)
+
+
+def test_the_context_is_built_for_an_analyzer_that_reads_it_from_what_the_source_can_tell(
+    tmp_path: Path, day_repo: Path
+):
     config = load_config(
-        None, environ={}, overrides={"cache_dir": str(tmp_path / "cache"), "analyzer": {"name": "heuristic"}}
+        None,
+        environ={},
+        overrides={
+            "cache_dir": str(tmp_path / "cache"),
+            "analyzer": {"name": "heuristic"},
+            "repos": [{"name": "acme/app", "path": str(day_repo), "description": "A tiny cache."}],
+        },
     )
-    repo = load_config(None, environ={}, overrides={"repos": [{"name": "acme/app", "path": str(day_repo)}]}).repos[0]
+    repo = config.repos[0]
     source = GitSource(settings=GitSettings(path=str(day_repo)), context=SourceContext(tmp_path / "c", 1_000_000))
     with Store(config.cache_path) as store:
-        pipeline = Pipeline(config, store)
-        ((_, commits),) = list(pipeline.collect(source, [NOON.date()]))
-        assert pipeline.repository_context(repo, source, commits) is None
+        heuristic = Pipeline(config, store)
+        ((_, commits),) = list(heuristic.collect(source, [NOON.date()]))
+        assert heuristic.repository_context(repo, source, commits) is None  # no tree is listed for it
         llm = Pipeline(config, store, analyzer=analyzer(Server()))
         told = llm.repository_context(repo, source, commits)
-        assert told is not None and told.language == "Python"
+        assert told == RepositoryContext(name="acme/app", description="A tiny cache.", language="Python")
+        assert llm.repository_context(repo, _NoTrees(source), commits) == told.model_copy(update={"language": None})
         assert llm.repository_context(repo, source, []) is None
