@@ -289,6 +289,8 @@ def test_a_cached_llm_analysis_is_not_served_after_a_prompt_edit(
     asked: list[httpx.Request] = []
 
     def endpoint(request: httpx.Request) -> httpx.Response:
+        if request.method == "GET":  # how many requests the server runs at once: it does not say
+            return httpx.Response(404)
         asked.append(request)
         flags = {"security": False, "breaking": False, "user_facing": False}
         verdict = {"type": "docs", "importance": "low", "flags": flags, "one_line": "Explains the install steps."}

@@ -6,7 +6,7 @@ came from, because a config error is a user's to fix.
 The core owns the keys below; every other table belongs to a plugin and is
 validated by that plugin's own settings model, through the registry
 (:mod:`repodaily.plugins`): a top-level table named after an analyzer (``[llm]``),
-a repository's keys beyond ``name``/``source``/``web_url``/``conventions`` (its
+a repository's keys beyond ``name``/``source``/``web_url``/``description``/``conventions`` (its
 source's: ``url``, ``path``, ``branch`` for ``git``), and each ``[[publish]]``
 table beyond ``type``. This module imports no plugin's code.
 """
@@ -57,6 +57,13 @@ class RepoConfig(_Section):
     web_url: str | None = Field(
         default=None,
         description="Base URL of commit links; None derives https://github.com/{name}, '' disables links.",
+    )
+    description: str | None = Field(
+        default=None,
+        description=(
+            "What the repository is, in a sentence, told to an LLM analyzer with each commit; "
+            "changing it redoes the repository's LLM analyses."
+        ),
     )
     conventions: str | dict[str, Any] | None = Field(
         default=None,

@@ -209,6 +209,35 @@ class ContextFile(_Model):
     text: str = ""
 
 
+class TitleTag(_Model):
+    """One row of a repository's own title-tag conventions: what its ``[Tag]`` (or scope) says about a change."""
+
+    names: list[str] = Field(description="The tag as titles spell it, any case; synonyms share a row.")
+    type: ChangeType | None = Field(default=None, description="The change type the tag stands for, if any.")
+    narrow: bool = Field(default=False, description="The tag confines a change to one area, method or backend.")
+    max_importance: Importance | None = None
+    user_facing: bool | None = Field(
+        default=None, description="Whether what the tag marks reaches users; None: unsaid."
+    )
+    security: bool = False
+
+
+class RepositoryContext(_Model):
+    """What an analyzer may know of the repository a commit belongs to, beyond the commit.
+
+    Built by the pipeline once per repository and report day, bounded in size
+    (:mod:`repodaily.context.repository`); every commit of that day carries the
+    same one. The description is untrusted text, as a commit message is.
+    """
+
+    name: str
+    description: str | None = Field(default=None, description="What the repository is, as its configuration says.")
+    language: str | None = Field(default=None, description="Its primary language, by the files of the day's tree.")
+    title_tags: list[TitleTag] = Field(
+        default_factory=list, description="Its own title-tag conventions, from the conventions it is judged by."
+    )
+
+
 class AnalysisInput(MessageParts):
     """Everything an analyzer may read about one commit: its message's parts as :class:`Commit` has them, and more."""
 
@@ -227,6 +256,9 @@ class AnalysisInput(MessageParts):
     receipt: CoverageReceipt
     total_additions: int
     total_deletions: int
+    repository: RepositoryContext | None = Field(
+        default=None, description="The repository's context, for analyzers that read it; None when none was built."
+    )
 
     @model_validator(mode="after")
     def _every_text_in_one_part(self) -> AnalysisInput:
@@ -292,6 +324,10 @@ class Usage(_Model):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(
+        default=0,
+        description="Of the prompt tokens, those the provider's prefix cache served, when its answers say so.",
+    )
     seconds: float = 0.0
 
 
@@ -494,6 +530,9 @@ class RunInfo(_Model):
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = Field(
+        default=0, description="Of the prompt tokens, those the providers' prefix caches served."
+    )
     seconds: float = 0.0
     degraded: int = 0
     cached: int = 0

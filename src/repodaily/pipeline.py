@@ -28,9 +28,10 @@ from typing import Any, Protocol
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
 from repodaily.context.budget import build_input
+from repodaily.context.repository import describe_repository, primary_language
 from repodaily.delivery import Target, TargetResult, Unusable, deliver
 from repodaily.digest import build_report
-from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError
+from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError, SourceError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -42,8 +43,10 @@ from repodaily.models import (
     Highlight,
     Importance,
     Provenance,
+    RepositoryContext,
     RunInfo,
     Stats,
+    TitleTag,
     Usage,
     Verdict,
 )
@@ -52,7 +55,7 @@ from repodaily.plugins import registry
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact, Renderer
-from repodaily.sources.base import Opened, Source, SourceContext
+from repodaily.sources.base import Opened, Source, SourceContext, TreeSource
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -142,13 +145,9 @@ def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
 
 
 def _sum_usage(analyses: Iterable[Analysis]) -> Usage:
-    total = Usage()
-    for analysis in analyses:
-        total.calls += analysis.usage.calls
-        total.prompt_tokens += analysis.usage.prompt_tokens
-        total.completion_tokens += analysis.usage.completion_tokens
-        total.seconds += analysis.usage.seconds
-    return total
+    """Every figure of the analyses' usage added up, so a figure :class:`Usage` gains is counted unasked."""
+    usages = [analysis.usage for analysis in analyses]
+    return Usage(**{name: sum(getattr(usage, name) for usage in usages) for name in Usage.model_fields})
 
 
 def _main_model(analyses: Iterable[Analysis]) -> str | None:
@@ -205,6 +204,8 @@ class Pipeline:
         # One (analyzer, fallback) pair per distinct conventions; made on first use, so a run
         # whose repositories fail before analysis never builds an HTTP client.
         self._pairs: dict[str, tuple[Analyzer, Analyzer]] = {}
+        # What each repository's context holds whatever the day: built once per repository per run.
+        self._described: dict[str, RepositoryContext] = {}
         self.progress: ProgressSink = progress or _NoProgress()
 
     # -- analyzers, per repository
@@ -244,14 +245,45 @@ class Pipeline:
         pipeline serves every repository as it is; the fallback beside it still
         follows the conventions.
         """
-        if conventions is None:
-            conventions = next((r.conventions for r in self.config.repos if r.name == repo), None)
-        if conventions is None:
-            conventions = _declared_preset(repo)
+        conventions = self._conventions(repo, conventions)
         key = json.dumps(conventions, sort_keys=True, default=str)
         if key not in self._pairs:
             self._pairs[key] = self._pair(conventions)
         return self._pairs[key]
+
+    def _conventions(self, repo: str, conventions: str | dict[str, Any] | None) -> str | dict[str, Any] | None:
+        """``conventions``, else the configured repository ``repo``'s, else the preset that declares ``repo``."""
+        if conventions is None:
+            conventions = next((r.conventions for r in self.config.repos if r.name == repo), None)
+        return _declared_preset(repo) if conventions is None else conventions
+
+    # -- the repository's context, for analyzers that read it
+
+    def repository_context(
+        self, repo: RepoConfig, source: Source, commits: Sequence[Commit]
+    ) -> RepositoryContext | None:
+        """What the analyzer of ``repo`` is told of it on a day of ``commits`` (newest first); None if it reads none.
+
+        The description and title tags are the repository's, built once per run;
+        the primary language is that of the tree at the day's newest commit, when
+        the source can list trees, so a day's context is the same on every rerun.
+        A tree that cannot be listed costs the language only, not the report.
+        """
+        assert repo.name is not None
+        if not commits or not self.analyzers_for(repo.name, repo.conventions)[0].reads_repository:
+            return None
+        if repo.name not in self._described:
+            tags = _title_tags(self._conventions(repo.name, repo.conventions))
+            self._described[repo.name] = describe_repository(repo.name, description=repo.description, title_tags=tags)
+        described = self._described[repo.name]
+        if not isinstance(source, TreeSource):
+            return described
+        try:
+            tree = source.tree_paths(commits[0].sha)
+        except SourceError as exc:
+            log.warning("%s: no primary language for the repository context: %s", repo.name, exc)
+            return described
+        return described.model_copy(update={"language": primary_language(tree)})
 
     async def aclose(self) -> None:
         """Release every analyzer this pipeline made or was given."""
@@ -261,7 +293,9 @@ class Pipeline:
 
     # -- analyze, with the cache in front
 
-    def _input(self, repo: str, commit: Commit, analyzer: Analyzer) -> AnalysisInput:
+    def _input(
+        self, repo: str, commit: Commit, analyzer: Analyzer, repository: RepositoryContext | None
+    ) -> AnalysisInput:
         """What ``analyzer`` reads of ``commit``: planned for it, so its receipts say what it read."""
         return build_input(
             repo,
@@ -270,13 +304,19 @@ class Pipeline:
             max_parts=analyzer.context_parts,
             paths=analyzer.path_table,
             whole_patch=analyzer.reads_whole_patch,
+            repository=repository,
         )
 
     async def _analyze_one(
-        self, repo: str, commit: Commit, analyzers: tuple[Analyzer, Analyzer], semaphore: asyncio.Semaphore
+        self,
+        repo: str,
+        commit: Commit,
+        analyzers: tuple[Analyzer, Analyzer],
+        repository: RepositoryContext | None,
+        semaphore: asyncio.Semaphore,
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
-        item = self._input(repo, commit, analyzer)
+        item = self._input(repo, commit, analyzer, repository)
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(item)
@@ -290,27 +330,35 @@ class Pipeline:
                 log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
-                    fallback = await fallback_analyzer.analyze(self._input(repo, commit, fallback_analyzer))
+                    fallback = await fallback_analyzer.analyze(self._input(repo, commit, fallback_analyzer, repository))
                 spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
-                analysis = _failed_analysis(commit, analyzer.fingerprint, reason, fallback, spent)
+                analysis = _failed_analysis(commit, analyzer.fingerprint_for(repository), reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
             self.store.put_analysis(repo, commit.sha, analysis)
         self.progress.advance()
         return analysis
 
     async def analyze(
-        self, repo: str, commits: Sequence[Commit], *, conventions: str | dict[str, Any] | None = None
+        self,
+        repo: str,
+        commits: Sequence[Commit],
+        *,
+        conventions: str | dict[str, Any] | None = None,
+        repository: RepositoryContext | None = None,
     ) -> tuple[dict[str, Analysis], set[str]]:
         """Analyses for ``commits``, and the SHAs whose analysis came from the cache.
 
         ``conventions`` as for :meth:`analyzers_for`: by default the configured repository's.
+        Every input carries ``repository`` (:meth:`repository_context`), and the cache
+        is read under the analyzer's fingerprint for it.
         """
         analyzers = self.analyzers_for(repo, conventions)
-        cached = self.store.get_analyses(repo, (c.sha for c in commits), analyzers[0].fingerprint)
+        fingerprint = analyzers[0].fingerprint_for(repository)
+        cached = self.store.get_analyses(repo, (c.sha for c in commits), fingerprint)
         todo = [c for c in commits if c.sha not in cached]
         self.progress.begin(f"analysing {repo}", len(todo))
         semaphore = asyncio.Semaphore(self.config.analyzer.concurrency)
-        fresh = await asyncio.gather(*(self._analyze_one(repo, c, analyzers, semaphore) for c in todo))
+        fresh = await asyncio.gather(*(self._analyze_one(repo, c, analyzers, repository, semaphore) for c in todo))
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
 
     # -- collect
@@ -360,7 +408,8 @@ class Pipeline:
         days_stream = self.collect(source, days)
         try:
             for day, commits in days_stream:
-                yield await self.digest(repo, analyzer, day, commits)
+                repository = self.repository_context(repo, source, commits)
+                yield await self.digest(repo, analyzer, day, commits, repository)
         finally:
             days_stream.close()
 
@@ -370,20 +419,28 @@ class Pipeline:
 
     # -- digest
 
-    async def digest(self, repo: RepoConfig, analyzer: Analyzer, day: date, commits: list[Commit]) -> DailyReport:
-        """Analyse one day's commits (the cache first) and digest them into its report."""
+    async def digest(
+        self,
+        repo: RepoConfig,
+        analyzer: Analyzer,
+        day: date,
+        commits: list[Commit],
+        repository: RepositoryContext | None = None,
+    ) -> DailyReport:
+        """Analyse one day's commits (the cache first), told ``repository``, and digest them into its report."""
         assert repo.name is not None
         started = time.monotonic()
-        analyses, cached = await self.analyze(repo.name, commits, conventions=repo.conventions)
+        analyses, cached = await self.analyze(repo.name, commits, conventions=repo.conventions, repository=repository)
         usage = _sum_usage(a for sha, a in analyses.items() if sha not in cached)
         highlights = await self._highlights(analyzer, repo.name, day, commits, analyses, usage)
         run = RunInfo(
-            analyzer=analyzer.fingerprint,
+            analyzer=analyzer.fingerprint_for(repository),
             model=_main_model(analyses.values()),
             prompt_version=analyzer.prompt_version,
             calls=usage.calls,
             prompt_tokens=usage.prompt_tokens,
             completion_tokens=usage.completion_tokens,
+            cached_prompt_tokens=usage.cached_prompt_tokens,
             seconds=round(time.monotonic() - started, 3),
             degraded=sum(1 for a in analyses.values() if a.status != AnalysisStatus.ok),
             cached=len(cached),
@@ -554,11 +611,21 @@ class Pipeline:
                 "incomplete_commits": summary.incomplete_commits,
                 **{
                     key: sum(getattr(r.run, key) for o in summary.outcomes for r in o.reports)
-                    for key in ("calls", "prompt_tokens", "completion_tokens", "cached")
+                    for key in ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens", "cached")
                 },
             },
         )
         return summary
+
+
+def _title_tags(conventions: str | dict[str, Any] | None) -> list[TitleTag]:
+    """The title tags ``conventions`` define, read by the analyzer plugin that reads such conventions."""
+    if conventions is None:
+        return []
+    for spec in registry().specs("analyzer").values():
+        if spec.conventions is not None and spec.title_tags is not None:
+            return spec.title_tags(spec.conventions(conventions))
+    return []
 
 
 def _declared_preset(repo: str) -> str | None:

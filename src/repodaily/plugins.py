@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from repodaily import hookspecs
 from repodaily.errors import ConfigError
+from repodaily.models import TitleTag
 from repodaily.tables import describe
 
 __all__ = ["KINDS", "Health", "Kind", "NoSettings", "PluginSpec", "Registry", "registry"]
@@ -74,6 +75,8 @@ class PluginSpec:
       into a table, raising :class:`~repodaily.errors.ConfigError` when it is wrong;
     - ``preset(repo)``: for analyzers, the shipped conventions that declare the
       repository ``repo`` (``owner/name``), applied when it sets none of its own;
+    - ``title_tags(table)``: for analyzers, what the title tags of a table that
+      ``conventions`` returned mean, for the repository context every analyzer is given;
     - ``locate(location)``: for sources, the settings table that a location given on
       the command line (``repodaily report PATH_OR_URL``) means.
     """
@@ -88,6 +91,7 @@ class PluginSpec:
     rank: int = 0
     conventions: Callable[[Any], dict[str, Any]] | None = None
     preset: Callable[[str], str | None] | None = None
+    title_tags: Callable[[dict[str, Any]], list[TitleTag]] | None = None
     locate: Callable[[str], dict[str, Any]] | None = None
 
 

@@ -7,6 +7,12 @@ after it, ``[llm]`` for ``llm``), ``language`` (``zh`` or ``en``), ``conventions
 them, or None) and ``budget_tokens`` (diff tokens one prompt carries). An
 analyzer never touches the store: the pipeline caches and records.
 
+An analyzer that reads the repository's context (its description, primary
+language and title tags: :class:`~repodaily.models.RepositoryContext`) says so
+(:attr:`Analyzer.reads_repository`); the pipeline then builds it and every input
+carries it, and the analyzer's analyses are keyed by
+:meth:`Analyzer.fingerprint_for` that context. The others are never given one.
+
 Analyzers that ask a remote model may also offer the batch form
 (:class:`BatchAnalyzer`): the request for a commit built, and its reply parsed,
 apart from sending it, so a provider's batch API or an offline ``run-batch`` can
@@ -18,7 +24,7 @@ from __future__ import annotations
 import abc
 from typing import Any, Protocol, runtime_checkable
 
-from repodaily.models import Analysis, AnalysisInput, Highlight, Usage
+from repodaily.models import Analysis, AnalysisInput, Highlight, RepositoryContext, Usage
 from repodaily.paths import PathTable
 
 __all__ = ["Analyzer", "BatchAnalyzer"]
@@ -35,6 +41,9 @@ class Analyzer(abc.ABC):
     #: Rules that cost nothing per token (the heuristic) should not miss a late hunk or a changelog entry
     #: because a model's prompt would have had no room for it; the receipts then say ``full``.
     reads_whole_patch: bool = False
+    #: Whether this analyzer reads :attr:`AnalysisInput.repository <repodaily.models.AnalysisInput.repository>`;
+    #: the pipeline builds the context (and lists a tree for it) only for one that does.
+    reads_repository: bool = False
 
     @property
     @abc.abstractmethod
@@ -44,6 +53,16 @@ class Analyzer(abc.ABC):
         It is part of the cache key: two analyzers with the same fingerprint must
         produce interchangeable analyses.
         """
+
+    def fingerprint_for(self, repository: RepositoryContext | None) -> str:
+        """The fingerprint of this analyzer's analyses of inputs carrying ``repository``: the cache key.
+
+        :attr:`fingerprint`, for an analyzer that does not read the context. One
+        that does returns a key that changes with what it reads of ``repository``,
+        and with nothing else, so an edited description is judged again while a
+        context it reads the same is served from the cache.
+        """
+        return self.fingerprint
 
     @property
     def prompt_version(self) -> str | None:

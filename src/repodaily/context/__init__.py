@@ -7,12 +7,14 @@ counted. Pure: no git, no network, no model files.
 
 - :mod:`.tokens` estimates token counts offline;
 - :mod:`.budget` spends the budget and writes the receipts, ranking files by the
-  categories of :mod:`repodaily.paths` (source, build, test, docs, generated, binary).
+  categories of :mod:`repodaily.paths` (source, build, test, docs, generated, binary);
+- :mod:`.repository` describes the commit's repository, bounded, for the analyzers that read it.
 """
 
 from __future__ import annotations
 
 from repodaily.context.budget import MIN_CLIP_TOKENS, build_input
+from repodaily.context.repository import describe_repository, primary_language
 from repodaily.context.tokens import count_tokens
 
-__all__ = ["MIN_CLIP_TOKENS", "build_input", "count_tokens"]
+__all__ = ["MIN_CLIP_TOKENS", "build_input", "count_tokens", "describe_repository", "primary_language"]

@@ -62,6 +62,7 @@ from repodaily.models import (
     FileCategory,
     FileChange,
     FileReceipt,
+    RepositoryContext,
 )
 from repodaily.paths import PathTable
 
@@ -121,6 +122,7 @@ def build_input(
     max_parts: int = 1,
     paths: PathTable | None = None,
     whole_patch: bool = False,
+    repository: RepositoryContext | None = None,
 ) -> AnalysisInput:
     """What an analyzer may read about ``commit``: metadata, parsed message, and diff in at most ``max_parts`` parts.
 
@@ -130,8 +132,9 @@ def build_input(
     :meth:`PathTable.packaged`). See the module docstring for how the budget is
     spent; the commit message is outside it. With ``whole_patch`` the budget and
     every readable patch is read whole in one part and nothing is counted, whatever
-    ``budget_tokens`` and ``max_parts`` say. Pure and deterministic: the same
-    commit, budget, parts and table give the same input.
+    ``budget_tokens`` and ``max_parts`` say. ``repository`` is carried as given
+    (:mod:`.repository` builds it once for a day's commits). Pure and
+    deterministic: the same commit, budget, parts and table give the same input.
     """
     if budget_tokens < 0:
         raise ValueError(f"budget_tokens must not be negative, got {budget_tokens}")
@@ -176,6 +179,7 @@ def build_input(
         ),
         total_additions=sum(change.additions for change in commit.files),
         total_deletions=sum(change.deletions for change in commit.files),
+        repository=repository,
     )
 
 

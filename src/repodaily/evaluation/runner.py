@@ -3,9 +3,10 @@
 The commits are collected by the pipeline's own step over the labelled days'
 span, streamed day by day (:meth:`Pipeline.collect`, so memory holds one day of
 diffs and the labelled commits, not the span), and analysed by
-:meth:`Pipeline.analyze`, with the configured analyzer, context budget and store
-cache. So a figure here describes exactly the analyses a report would show, and a
-second evaluation of the same set costs no analysis.
+:meth:`Pipeline.analyze`, day by day with each day's repository context, with the
+configured analyzer, context budget and store cache. So a figure here describes
+exactly the analyses a report would show, and a second evaluation of the same set
+costs no analysis.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from repodaily.evaluation.metrics import (
     disagreements,
     score,
 )
-from repodaily.models import AnalysisStatus, Commit
+from repodaily.models import Analysis, AnalysisStatus, Commit, RepositoryContext
 from repodaily.pipeline import Pipeline
 
 __all__ = ["EvalRun", "evaluate"]
@@ -82,12 +83,23 @@ async def evaluate(
     first_day, last_day = min(label.date for label in labels), max(label.date for label in labels)
     days = [first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)]
     prefixes = tuple(label.sha for label in labels)
-    labelled = [
-        commit for _, commits in pipeline.collect(source, days) for commit in commits if commit.sha.startswith(prefixes)
-    ]
-    found, missing = _match(labels, labelled, labels_file)
+    # The labelled commits by the repository context the analyzer is told on their day:
+    # days that tell the same (most do) are analysed together, as concurrently as one day.
+    told: dict[str, tuple[RepositoryContext | None, list[Commit]]] = {}
+    for _, commits in pipeline.collect(source, days):
+        if chosen := [commit for commit in commits if commit.sha.startswith(prefixes)]:
+            context = pipeline.repository_context(named, source, commits)
+            told.setdefault(context.model_dump_json() if context else "", (context, []))[1].extend(chosen)
+    found, missing = _match(labels, [commit for _, chosen in told.values() for commit in chosen], labels_file)
+    matched = {commit.sha for _, commit in found}
+    analyses: dict[str, Analysis] = {}
+    cached: set[str] = set()
     try:
-        analyses, cached = await pipeline.analyze(repo, [c for _, c in found])
+        for context, chosen in told.values():
+            group = [commit for commit in chosen if commit.sha in matched]
+            group_analyses, group_cached = await pipeline.analyze(repo, group, repository=context)
+            analyses.update(group_analyses)
+            cached |= group_cached
     finally:
         await pipeline.aclose()
     judged = [JudgedCommit(sha=c.sha, title=c.subject, label=label, analysis=analyses[c.sha]) for label, c in found]

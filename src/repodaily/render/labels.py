@@ -59,6 +59,7 @@ class Labels:
     more_files: str
     names: str
     footer_prompt: str
+    footer_cached: str
     footer_degraded: str
     field_sep: str
     dash: str
@@ -118,6 +119,7 @@ ZH = Labels(
     more_files="等",
     names="（{names}）",
     footer_prompt="提示词 {version}",
+    footer_cached="提示词缓存命中 {n} token",
     footer_degraded="降级 {n}",
     field_sep="　",
     dash=" —— ",
@@ -216,6 +218,7 @@ EN = Labels(
     more_files=", …",
     names=" ({names})",
     footer_prompt="prompt {version}",
+    footer_cached="{n} prompt token{s} served from cache",
     footer_degraded="{n} degraded",
     field_sep=" | ",
     dash=" — ",

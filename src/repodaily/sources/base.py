@@ -3,9 +3,11 @@
 A source is made per repository by the factory its plugin registers, called as
 ``factory(settings=..., context=SourceContext(...))``. ``settings`` is the
 plugin's own model validated from the repository's ``[[repos]]`` keys that the
-core does not own (``name``, ``source``, ``web_url`` and ``conventions`` are the
-core's). ``git`` is the built-in source; a source of another kind (a patch
-archive, a forge's API) implements the same two methods.
+core does not own (``name``, ``source``, ``web_url``, ``description`` and
+``conventions`` are the core's). ``git`` is the built-in source; a source of
+another kind (a patch archive, a forge's API) implements the same two methods.
+A source that can also list a commit's tree offers :class:`TreeSource`, from
+which the repository context counts the primary language.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Protocol, runtime_checkable
 
 from repodaily.models import Commit
 
-__all__ = ["Opened", "Source", "SourceContext", "Window"]
+__all__ = ["Opened", "Source", "SourceContext", "TreeSource", "Window"]
 
 #: An inclusive, timezone-aware (start, end) span of committer times: one report day.
 Window = tuple[datetime, datetime]
@@ -57,5 +59,17 @@ class Source(Protocol):
         ``windows`` ascend and do not overlap. Only one window's commits need be
         held at a time, so a long backfill costs the memory of one day; a consumer
         that stops early closes the iterator (a generator's ``close``).
+        """
+        ...
+
+
+@runtime_checkable
+class TreeSource(Protocol):
+    """A source that can list a commit's tree: optional, and only read when an analyzer uses the repository context."""
+
+    def tree_paths(self, sha: str) -> list[str]:
+        """The path of every file in the tree of commit ``sha``, read without reading any file.
+
+        Raises :class:`~repodaily.errors.SourceError` when the tree cannot be read.
         """
         ...

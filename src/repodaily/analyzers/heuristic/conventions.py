@@ -3,7 +3,8 @@
 :func:`load_conventions` reads the setting (a shipped preset under
 ``presets/``, a TOML file, or an inline table) into an extension of
 :class:`~repodaily.analyzers.heuristic.rules.RuleSet` and checks it once, when
-the configuration loads.
+the configuration loads. :func:`title_tags` tells what its title tags mean, for
+the repository context every analyzer is given.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from typing import Any
 
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.errors import ConfigError
+from repodaily.models import TitleTag
 from repodaily.tables import read_toml
 
-__all__ = ["available_conventions", "load_conventions", "preset_for"]
+__all__ = ["available_conventions", "load_conventions", "preset_for", "title_tags"]
 
 PRESETS_DIR = "presets"
 #: The key of a conventions table that names the repositories it was written for (``owner/name``).
@@ -68,6 +70,20 @@ def load_conventions(spec: str | Mapping[str, Any]) -> dict[str, Any]:
         raise ConfigError(f"{source}: {DECLARES}: expected a list of owner/name strings")
     RuleSet.load(table, source=source)
     return table
+
+
+def title_tags(table: Mapping[str, Any]) -> list[TitleTag]:
+    """The title tags ``table`` (as :func:`load_conventions` returned it) defines or redefines, in its order.
+
+    Each is read as the rules merged with the table read it, so a row that only
+    adds names to a packaged tag keeps that tag's type. A rule's weight is how the
+    heuristic counts its vote, nothing the tag means, and is left out.
+    """
+    tags = table.get("tags", {})
+    if not tags:
+        return []
+    merged = RuleSet.load(table).tags
+    return [TitleTag(**merged[key].model_dump(exclude={"weight"})) for key in tags]
 
 
 def _conventions_table(spec: str | Mapping[str, Any]) -> tuple[dict[str, Any], str]:

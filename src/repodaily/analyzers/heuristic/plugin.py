@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.analyzers.heuristic.conventions import load_conventions, preset_for
+from repodaily.analyzers.heuristic.conventions import load_conventions, preset_for, title_tags
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.plugins import NoSettings, PluginSpec
 
@@ -32,5 +32,6 @@ def register_analyzers(register: Register) -> None:
             ready=lambda _settings: True,
             conventions=load_conventions,
             preset=preset_for,
+            title_tags=title_tags,
         )
     )

@@ -65,6 +65,7 @@ from repodaily.models import (
     Highlight,
     Importance,
     Provenance,
+    RepositoryContext,
     Usage,
     Verdict,
 )
@@ -85,6 +86,7 @@ class LLMAnalyzer(Analyzer):
 
     name = "llm"
     writes_highlights = True
+    reads_repository = True
 
     def __init__(
         self,
@@ -129,6 +131,18 @@ class LLMAnalyzer(Analyzer):
     @property
     def fingerprint(self) -> str:
         return self._fingerprint
+
+    def fingerprint_for(self, repository: RepositoryContext | None) -> str:
+        """:attr:`fingerprint` and a hash of what the prompt says of ``repository``, when it says anything.
+
+        The hash is of the rendered text (:meth:`Prompts.repository`), so a change
+        the prompt does not show (a conventions path class, a tag's weight) keeps
+        the repository's analyses, and one it shows redoes them.
+        """
+        shown = self.prompts.repository(repository)
+        if not shown:
+            return self.fingerprint
+        return f"{self.fingerprint}/r{hashlib.sha256(shown.encode()).hexdigest()[:10]}"
 
     @property
     def prompt_version(self) -> str:
@@ -183,7 +197,10 @@ class LLMAnalyzer(Analyzer):
     def _analysis(self, item: AnalysisInput, verdict: Verdict, client: ChatClient, usage: Usage) -> Analysis:
         """``verdict`` as ``client``'s model answered it for ``item``, at its depth."""
         provenance = Provenance(
-            coverage=item.receipt, analyzer=self.fingerprint, model=client.settings.model, usage=usage
+            coverage=item.receipt,
+            analyzer=self.fingerprint_for(item.repository),
+            model=client.settings.model,
+            usage=usage,
         )
         return Analysis.of(verdict, provenance)
 

@@ -541,9 +541,18 @@ class ChatClient:
             raise InvalidOutput(f"{name}: the response is not a chat completion")
         reported = data.get("usage")
         counts = reported if isinstance(reported, dict) else {}
+        # The prompt tokens a prefix cache served, in the first dialect the answer speaks: OpenAI's
+        # (also vLLM's, SGLang's, newer llama.cpp's), DeepSeek's, then older llama.cpp's timings.
+        dialects = (
+            (counts.get("prompt_tokens_details"), "cached_tokens"),
+            (counts, "prompt_cache_hit_tokens"),
+            (data.get("timings"), "cache_n"),
+        )
+        cached = next((n for found, key in dialects if isinstance(found, dict) and (n := _count(found, key))), 0)
         for total in totals:
             total.prompt_tokens += _count(counts, "prompt_tokens")
             total.completion_tokens += _count(counts, "completion_tokens")
+            total.cached_prompt_tokens += cached
         if choice.get("finish_reason") == "length":
             raise Truncated(f"{name}: the reply was cut off at max_tokens")
         content = message.get("content")

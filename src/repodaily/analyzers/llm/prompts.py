@@ -1,14 +1,18 @@
 """The prompts, rendered from the Jinja2 files in ``prompts/`` (one per task and language).
 
 Every prompt is a system message — instructions, the rubric and the JSON
-schema, byte-identical from call to call — followed by a user message carrying
-the data. The static part comes first so that the prefix caches of vLLM,
-llama.cpp, DeepSeek and OpenAI reuse it across commits; the data comes last.
+schema, byte-identical from call to call, whatever the repository — followed by
+a user message carrying the data. The static part comes first so that the
+prefix caches of vLLM, llama.cpp, DeepSeek and OpenAI reuse it across commits
+and repositories. A commit's user message opens with its repository's context
+(:meth:`Prompts.repository`), the same for every commit of a repository's day,
+so the cached prefix runs on through it; the commit's own data comes last.
 
-Commit text is untrusted: the prompts declare it data, and every piece of it
-sits in a fence the text itself cannot close (:func:`fence`), or in an inline
-code span that cannot be broken (:func:`code`), so an instruction inside a
-commit message or diff has nowhere to escape to.
+Commit and repository text is untrusted: the prompts declare it data, and every
+piece of it sits in a fence the text itself cannot close (:func:`fence`), or in
+an inline code span that cannot be broken (:func:`code`), so an instruction
+inside a commit message, a diff or a repository's description has nowhere to
+escape to.
 
 :func:`prompt_digest`, a hash of everything that makes a prompt, is part of the
 analyzer's fingerprint and the report's footer, so an edited template or schema
@@ -32,7 +36,7 @@ from repodaily.analyzers.llm import schema
 from repodaily.analyzers.llm.client import Message
 from repodaily.analyzers.llm.schema import ChunkSummary, HighlightsReply, LLMVerdict, json_schema
 from repodaily.digests import digest, package_file, package_tree
-from repodaily.models import Analysis, AnalysisInput, ContextFile
+from repodaily.models import Analysis, AnalysisInput, ContextFile, RepositoryContext
 
 __all__ = ["ChunkNote", "HighlightEntry", "Prompts", "code", "fence", "prompt_digest"]
 
@@ -139,12 +143,25 @@ class Prompts:
     ) -> list[Message]:
         """Judge ``item``, reading the texts of ``files`` and, for a big commit, the summaries of its parts."""
         user = _render(self._analyze.user, item, _message(item), list(files), list(notes))
-        return _messages(self._analyze_system, user)
+        return _messages(self._analyze_system, self._after_repository(item, user))
 
     def chunk(self, item: AnalysisInput, files: Sequence[ContextFile], part: int, parts: int) -> list[Message]:
         """Summarise part ``part`` (1-based) of ``parts`` of a big commit's diff."""
         user = _render(self._chunk.user, item, _message(item), list(files), part, parts)
-        return _messages(self._chunk_system, user)
+        return _messages(self._chunk_system, self._after_repository(item, user))
+
+    def repository(self, repository: RepositoryContext | None) -> str:
+        """What a commit's user message says of ``repository``, before the commit; empty without a context.
+
+        The analyzer's cache key hashes this text (:meth:`LLMAnalyzer.fingerprint_for
+        <repodaily.analyzers.llm.analyzer.LLMAnalyzer.fingerprint_for>`): what the
+        prompt shows of a repository is exactly what keys its analyses.
+        """
+        return _render(self._analyze.repository_data, repository) if repository is not None else ""
+
+    def _after_repository(self, item: AnalysisInput, commit: str) -> str:
+        """A user message about ``item``: its repository's context first, where every commit of the day shares it."""
+        return "\n\n".join(part for part in (self.repository(item.repository), commit) if part)
 
     def highlights(self, entries: Sequence[HighlightEntry]) -> list[Message]:
         """Write the day's key points over ``entries``."""

@@ -16,7 +16,7 @@ replacements and named in ``Commit.encoding_issues`` instead of failing the run.
 Modules, lowest first: ``locations`` (URLs and names), ``process`` (running git),
 ``repository`` (opening a clone or mirror), ``stream`` (the log format and its line
 reader), ``patch`` (files and hunks), ``commits`` (headers, parsed messages),
-``partial`` (commits with absent blobs), ``log`` (the window).
+``partial`` (commits with absent blobs), ``log`` (the window), ``tree`` (a commit's file names).
 """
 
 from repodaily.sources.git.locations import infer_repo_name, is_url, redact_credentials

@@ -14,6 +14,7 @@ from repodaily.sources.base import Opened, SourceContext, Window
 from repodaily.sources.git.locations import infer_repo_name, is_url
 from repodaily.sources.git.log import collect_days
 from repodaily.sources.git.repository import GitRepository, open_repository
+from repodaily.sources.git.tree import tree_paths
 
 __all__ = ["GitSettings", "GitSource"]
 
@@ -35,7 +36,10 @@ class GitSettings(BaseModel):
 
 
 class GitSource:
-    """:class:`~repodaily.sources.base.Source` over git: one listing and one streamed ``git log -p`` per span."""
+    """:class:`~repodaily.sources.base.Source` over git: one listing and one streamed ``git log -p`` per span.
+
+    It is a :class:`~repodaily.sources.base.TreeSource` too: one ``git ls-tree`` per tree.
+    """
 
     def __init__(self, *, settings: GitSettings, context: SourceContext) -> None:
         self.settings = settings
@@ -49,10 +53,17 @@ class GitSource:
         return Opened(name=name or None, branch=self._repository.branch)
 
     def collect_days(self, windows: Sequence[Window]) -> Iterator[tuple[int, list[Commit]]]:
+        return collect_days(self._opened(), windows, max_patch_bytes=self.context.max_patch_bytes)
+
+    def tree_paths(self, sha: str) -> list[str]:
+        """:class:`~repodaily.sources.base.TreeSource`: the files of ``sha``'s tree."""
+        return tree_paths(self._opened(), sha)
+
+    def _opened(self) -> GitRepository:
         if self._repository is None:
             self.open()
         assert self._repository is not None
-        return collect_days(self._repository, windows, max_patch_bytes=self.context.max_patch_bytes)
+        return self._repository
 
 
 def _locate(location: str) -> dict[str, Any]:
