@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from repodaily.context import MIN_CLIP_TOKENS, build_input, count_tokens
+from repodaily.context import MIN_CLIP_TOKENS, build_input, count_tokens, refit
 from repodaily.models import Commit, Coverage, FileChange, FileStatus
 from repodaily.sources.message import parse_message
 
@@ -405,3 +405,39 @@ def test_a_large_commit_is_budgeted_in_tens_of_milliseconds():
     started = time.perf_counter()
     build_input("r/r", commit, budget_tokens=6000)
     assert time.perf_counter() - started < 0.5
+
+
+# --------------------------------------------------------------------------- planned again for a smaller window
+
+
+def test_refit_spends_a_smaller_budget_over_the_texts_an_input_carries():
+    commit = _commit(
+        _file("src/small.py", 5),
+        _file("src/big.py", 400),
+        _file("uv.lock", 50),
+        _file("src/moved.py", status=FileStatus.renamed, old_path="src/old.py"),
+    )
+    item = build_input("acme/app", commit, budget_tokens=20_000)
+    assert item.receipt.count(Coverage.full) == 3  # all but the lockfile, which is never read
+    smaller = refit(item, budget_tokens=600, max_parts=2)
+    by_path = {file.path: file for file in smaller.receipt.files}
+    assert by_path["src/small.py"].coverage == Coverage.full
+    assert by_path["src/big.py"].coverage == Coverage.clipped
+    assert by_path["uv.lock"].coverage == Coverage.stats_only
+    assert by_path["src/moved.py"].coverage == Coverage.full  # nothing to withhold from a pure rename
+    # What each file held stays in the receipt; what was sent is counted again and fits each part.
+    totals = {f.path: f.tokens_total for f in item.receipt.files}
+    assert {f.path: f.tokens_total for f in smaller.receipt.files} == totals
+    for part in smaller.parts:
+        assert sum(count_tokens(smaller.files[index].text) for index in part) <= 600
+    assert len(smaller.parts) <= 2 and smaller.receipt.tokens_sent <= 1200
+    texts = {file.path: file.text for file in smaller.files}
+    assert texts["src/small.py"] == {file.path: file.text for file in item.files}["src/small.py"]
+    assert texts["src/big.py"].endswith("lines clipped)")
+
+
+def test_refit_into_a_budget_that_holds_everything_changes_nothing_but_the_budget():
+    item = build_input("acme/app", _commit(_file("src/a.py", 20), _file("src/b.py", 30)), budget_tokens=6000)
+    same = refit(item, budget_tokens=6000)
+    assert [f.text for f in same.files] == [f.text for f in item.files]
+    assert [f.coverage for f in same.receipt.files] == [f.coverage for f in item.receipt.files]

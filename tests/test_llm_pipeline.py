@@ -20,7 +20,7 @@ from report_checks import check_report
 from repodaily.analyzers.llm import prompt_digest
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
-from repodaily.models import DailyReport
+from repodaily.models import Coverage, DailyReport
 
 pytestmark = pytest.mark.llm
 
@@ -223,15 +223,23 @@ def test_doctor_names_what_fails(tmp_path, proxy, llm_server):
 
 
 def test_a_day_at_default_settings_on_a_one_slot_server_degrades_nothing(tmp_path, llm_server):
-    """Eight requests at once on a server that answers one at a time: the limit, not the deadlines, queues them."""
+    """Eight requests at once on a server that answers one at a time, and a 4,096-token window.
+
+    The limit, not the deadlines, queues the requests; the commit whose diff the default
+    budget plans whole (about 3,000 tokens) is planned again for the window the server names.
+    """
     builder = RepoBuilder(tmp_path / "busy")
     builder.commit("Initial import", when=datetime(2026, 3, 1, 9, tzinfo=SHANGHAI), files={"app/cache.py": "X = 1\n"})
-    for n in range(6):
+    for n in range(5):
         builder.commit(
             f"Add lookup {n} to the cache",
             when=_at(10 + n),
             files={f"app/lookup_{n}.py": f"def lookup_{n}(key, store):\n    return store.get(key)\n"},
         )
+    table = "".join(
+        f"ROUTE_{i} = register(path='/api/v1/items/{i}', handler=handle_{i}, cache={i % 7})\n" for i in range(150)
+    )
+    builder.commit("Register the item routes", when=_at(16), files={"app/routes.py": table})
     config = tmp_path / "repodaily.toml"
     config.write_text(
         f'cache_dir = "{tmp_path / "cache"}"\n[analyzer]\nname = "llm"\n[[llm.endpoints]]\n'
@@ -242,3 +250,5 @@ def test_a_day_at_default_settings_on_a_one_slot_server_degrades_nothing(tmp_pat
     assert code == 0, err
     assert report.stats.degraded == 0 and len(report.commits) == 6
     assert {c.analysis.status for c in report.commits} == {"ok"}
+    (routes,) = [c.analysis for c in report.commits if c.subject == "Register the item routes"]
+    assert routes.coverage.files[0].tokens_total > 3000 and routes.coverage.count(Coverage.clipped) == 1

@@ -48,7 +48,7 @@ from repodaily.analyzers.llm import (
 )
 from repodaily.analyzers.llm.limits import RequestQuota
 from repodaily.analyzers.llm.prompts import Prompts, fence
-from repodaily.context import build_input
+from repodaily.context import build_input, count_tokens
 from repodaily.errors import AnalysisError, AuthError, ConfigError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import (
     Analysis,
@@ -932,3 +932,63 @@ async def _analysed(pipeline: Any, builder: Any) -> tuple[list[Analysis], set[st
     finally:
         await pipeline.aclose()
     return list(analyses.values()), cached
+
+
+# --------------------------------------------------------------------------- the model's context window
+
+
+def _small_window(window: int, style: str) -> Callable[[httpx.Request], httpx.Response]:
+    """A server with a ``window``-token context that refuses a bigger prompt the way ``style`` does.
+
+    It counts as the estimate does; the analyzer's margin covers a real tokenizer's difference.
+    """
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        asked = sum(count_tokens(m["content"]) for m in body["messages"]) + body["max_tokens"]
+        if asked <= window:
+            return _chunk_or_verdict(request)
+        if style == "openai":  # OpenAI, vLLM, llama-cpp-python
+            message = f"This model's maximum context length is {window} tokens. However, you requested {asked} tokens."
+            return httpx.Response(400, json={"error": {"message": message, "code": "context_length_exceeded"}})
+        error = {"code": 400, "message": "the request exceeds the available context size", "n_ctx": window}
+        return httpx.Response(400, json={"error": {**error, "type": "exceed_context_size_error"}})  # llama.cpp
+
+    return answer
+
+
+@pytest.mark.parametrize("style", ["openai", "llama.cpp"])
+def test_a_prompt_beyond_the_models_window_is_planned_again_to_fit_and_the_receipt_says_so(tmp_path, style):
+    contents = {
+        f"src/module_{n}.py": "".join(f"value_{n}_{i} = compute(argument_{i}, option={i})\n" for i in range(150))
+        for n in range(2)
+    }
+    server = Server(default=_small_window(4096, style))
+    analysis = _analysed_through_the_pipeline(tmp_path, server, contents)
+    assert analysis.status == AnalysisStatus.ok
+    statuses = [server.default(request).status_code for request in server.requests]
+    assert statuses[0] == 400 and all(status == 200 for status in statuses[1:])  # one refusal, then it fits
+    assert analysis.coverage.budget_tokens < 6000 * 3  # planned again, for the window
+    assert analysis.coverage.count(Coverage.full) < 2  # both texts no longer fit whole, and the receipt says so
+    sent = "\n".join(body["messages"][1]["content"] for body in server.bodies[1:])
+    for file in analysis.coverage.files:
+        if file.coverage == Coverage.full:
+            assert contents[file.path].splitlines()[-1] in sent
+
+
+def test_a_window_the_server_named_fits_the_next_commits_before_they_are_sent():
+    big = source_file(text="".join(f"+value_{i} = compute(argument_{i})\n" for i in range(400)), additions=400)
+    server = Server(default=_small_window(4096, "openai"))
+    llm = analyzer(server, endpoint(max_tokens=400))
+
+    async def two() -> list[Analysis]:
+        first = await llm.analyze(commit(big, sha="1" * 40))
+        second = await llm.analyze(commit(big, sha="2" * 40))
+        await llm.aclose()
+        return [first, second]
+
+    first, second = run(two())
+    assert first.status == second.status == AnalysisStatus.ok
+    assert [r.status_code for r in map(server.default, server.requests)] == [400, 200, 200]
+    assert llm.clients[0].context_tokens == 4096
+    assert second.coverage.files[0].coverage == Coverage.clipped

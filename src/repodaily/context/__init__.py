@@ -13,8 +13,8 @@ counted. Pure: no git, no network, no model files.
 
 from __future__ import annotations
 
-from repodaily.context.budget import MIN_CLIP_TOKENS, build_input
+from repodaily.context.budget import MIN_CLIP_TOKENS, build_input, refit
 from repodaily.context.repository import describe_repository, primary_language
 from repodaily.context.tokens import count_tokens
 
-__all__ = ["MIN_CLIP_TOKENS", "build_input", "count_tokens", "describe_repository", "primary_language"]
+__all__ = ["MIN_CLIP_TOKENS", "build_input", "count_tokens", "describe_repository", "primary_language", "refit"]

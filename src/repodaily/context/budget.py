@@ -66,7 +66,7 @@ from repodaily.models import (
 )
 from repodaily.paths import PathTable
 
-__all__ = ["MIN_CLIP_TOKENS", "build_input"]
+__all__ = ["MIN_CLIP_TOKENS", "build_input", "refit"]
 
 #: The smallest slice of a patch worth sending; below it, path and counts say as much.
 MIN_CLIP_TOKENS = 50
@@ -154,6 +154,70 @@ def build_input(
     )
     if whole_patch:
         budget_tokens, max_parts = 0, 1
+    planned, receipt = _plan(files, budget_tokens, max_parts, whole_patch=whole_patch)
+    return AnalysisInput(
+        **commit.message_parts(),
+        repo=repo,
+        sha=commit.sha,
+        author_name=commit.author_name,
+        committed_at=commit.committed_at,
+        parents=list(commit.parents),
+        files=[_context_file(file) for file in files],
+        parts=planned,
+        receipt=receipt,
+        total_additions=sum(change.additions for change in commit.files),
+        total_deletions=sum(change.deletions for change in commit.files),
+        repository=repository,
+    )
+
+
+def refit(item: AnalysisInput, *, budget_tokens: int, max_parts: int = 1) -> AnalysisInput:
+    """``item`` planned again within a smaller budget: the texts it carries, spent by the same rules.
+
+    For an endpoint whose context window turns out smaller than the prompts planned
+    for it: a text sent whole may now be clipped, or left to path and counts, and
+    the receipt says so. A file's received total stays what its whole patch held; a
+    text cut again says how many lines of the text it was cut from were left out.
+    """
+    if budget_tokens < 0 or max_parts < 1:
+        raise ValueError(f"cannot refit into {max_parts} part(s) of {budget_tokens} tokens")
+    received = {file.path: file.tokens_total for file in item.receipt.files}
+    files = [
+        _File(
+            FileChange(
+                path=file.path,
+                old_path=file.old_path,
+                status=file.status,
+                additions=file.additions,
+                deletions=file.deletions,
+                binary=file.binary,
+                patch=file.text,
+                patch_truncated=file.coverage == Coverage.clipped,
+                content_missing=file.coverage == Coverage.stats_only,
+            ),
+            file.category,
+            count_tokens(file.text),
+        )
+        for file in item.files
+    ]
+    planned, receipt = _plan(files, budget_tokens, max_parts, whole_patch=False)
+    totals = [
+        entry.model_copy(update={"tokens_total": received.get(entry.path, entry.tokens_total)})
+        for entry in receipt.files
+    ]
+    return item.model_copy(
+        update={
+            "files": [_context_file(file) for file in files],
+            "parts": planned,
+            "receipt": receipt.model_copy(update={"files": totals}),
+        }
+    )
+
+
+def _plan(
+    files: list[_File], budget_tokens: int, max_parts: int, *, whole_patch: bool
+) -> tuple[list[list[int]], CoverageReceipt]:
+    """Spend ``max_parts`` parts of ``budget_tokens`` over ``files`` (ranked): each part's file indexes, the receipt."""
     parts = _Parts([budget_tokens] * max_parts)
     for _, group in groupby(files, key=lambda file: file.category):
         readable = [file for file in group if _readable(file)]
@@ -163,24 +227,12 @@ def build_input(
         else:
             _spend(readable, parts)
     planned = [[index for index, file in enumerate(files) if file.part == part] for part in range(max_parts)]
-    return AnalysisInput(
-        **commit.message_parts(),
-        repo=repo,
-        sha=commit.sha,
-        author_name=commit.author_name,
-        committed_at=commit.committed_at,
-        parents=list(commit.parents),
-        files=[_context_file(file) for file in files],
-        parts=[part for part in planned if part] or [[]],
-        receipt=CoverageReceipt(
-            budget_tokens=budget_tokens * max_parts,
-            tokens_sent=budget_tokens * max_parts - parts.left,
-            files=[_receipt(file) for file in files],
-        ),
-        total_additions=sum(change.additions for change in commit.files),
-        total_deletions=sum(change.deletions for change in commit.files),
-        repository=repository,
+    receipt = CoverageReceipt(
+        budget_tokens=budget_tokens * max_parts,
+        tokens_sent=budget_tokens * max_parts - parts.left,
+        files=[_receipt(file) for file in files],
     )
+    return [part for part in planned if part] or [[]], receipt
 
 
 def _readable(file: _File) -> bool:

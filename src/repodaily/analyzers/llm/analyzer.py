@@ -44,7 +44,8 @@ import httpx
 from pydantic import ValidationError
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.analyzers.llm.client import ChatClient, Message, OutputMode
+from repodaily.analyzers.llm.client import ChatClient, ContextTooLong, Message, OutputMode
+from repodaily.analyzers.llm.fit import fitted, without_text
 from repodaily.analyzers.llm.prompts import ChunkNote, HighlightEntry, Prompts, prompt_digest
 from repodaily.analyzers.llm.schema import (
     ChunkSummary,
@@ -61,7 +62,6 @@ from repodaily.models import (
     Analysis,
     AnalysisInput,
     ContextFile,
-    Coverage,
     Highlight,
     Importance,
     Provenance,
@@ -152,13 +152,13 @@ class LLMAnalyzer(Analyzer):
     async def analyze(self, item: AnalysisInput) -> Analysis:
         usage = Usage()
         try:
-            verdict, client = await self._first_answer(
+            (verdict, read), client = await self._first_answer(
                 lambda c: self._judge(c, item, usage), f"commit {item.sha[:_SHORT_SHA]}"
             )
         except AnalysisError as exc:
             exc.usage = usage  # the requests sent before the failure count all the same
             raise
-        return self._analysis(item, verdict, client, usage)
+        return self._analysis(read, verdict, client, usage)
 
     def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
         """The body :meth:`analyze` posts first, to the primary endpoint, for ``item``; None for a map-reduce.
@@ -239,7 +239,18 @@ class LLMAnalyzer(Analyzer):
 
     # -- one commit on one endpoint
 
-    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> Verdict:
+    async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> tuple[Verdict, AnalysisInput]:
+        """The verdict on ``item`` as it fits ``client``'s context window, and that fitted input (its receipt)."""
+        planned = fitted(item, client=client, prompts=self.prompts, max_parts=self.context_parts)
+        try:
+            return await self._judge_as_planned(client, planned, usage), planned
+        except ContextTooLong:
+            smaller = fitted(planned, client=client, prompts=self.prompts, max_parts=self.context_parts)
+            if smaller is planned:  # the server named no window, or nothing smaller is left to send
+                raise
+            return await self._judge_as_planned(client, smaller, usage), smaller
+
+    async def _judge_as_planned(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> Verdict:
         if len(item.parts) > self.context_parts:
             # Sending them all would break the call cap, dropping some would break the receipt.
             raise ValueError(f"input planned in {len(item.parts)} parts, this analyzer reads {self.context_parts}")
@@ -247,7 +258,7 @@ class LLMAnalyzer(Analyzer):
         if messages is None:
             parts = [[item.files[index] for index in part] for part in item.parts]
             notes = await self._summarise_parts(client, item, parts, usage)
-            messages = self.prompts.analyze(item, [_without_text(file) for file in item.files], notes)
+            messages = self.prompts.analyze(item, [without_text(file) for file in item.files], notes)
         return finish_verdict(await ask(client, messages, LLMVerdict, prompts=self.prompts, usage=usage))
 
     def _one_call(self, item: AnalysisInput) -> list[Message] | None:
@@ -293,11 +304,6 @@ class LLMAnalyzer(Analyzer):
                 last = exc
         assert last is not None, "settings guarantee at least one endpoint"
         raise last
-
-
-def _without_text(file: ContextFile) -> ContextFile:
-    """The file as the final call of a map-reduce lists it: its text was read by a chunk call, not this one."""
-    return file.model_copy(update={"text": "", "coverage": Coverage.stats_only}) if file.text else file
 
 
 def _fingerprint(settings: LLMSettings) -> str:

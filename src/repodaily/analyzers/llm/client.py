@@ -47,6 +47,7 @@ import json
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -66,7 +67,7 @@ from repodaily.errors import AuthError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import Usage
 from repodaily.waits import server_wait
 
-__all__ = ["ChatClient", "Message", "OutputMode", "UnsupportedMode"]
+__all__ = ["ChatClient", "ContextTooLong", "Message", "OutputMode", "UnsupportedMode"]
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,21 @@ class OutputMode(StrEnum):
 
 class UnsupportedMode(ProviderError):
     """The endpoint rejected the requested ``response_format``."""
+
+
+class ContextTooLong(ProviderError):
+    """The prompt and the answer's room exceed the model's context window; ``context_tokens`` if it said."""
+
+    def __init__(self, message: str, context_tokens: int | None) -> None:
+        super().__init__(message)
+        self.context_tokens = context_tokens
+
+
+# How servers say a prompt does not fit: OpenAI, vLLM and llama-cpp-python ("maximum context length is
+# 4096 tokens", code context_length_exceeded), llama.cpp ("exceeds the available context size", n_ctx),
+# SGLang ("longer than the model's context length (4096 tokens)").
+_CONTEXT_WORDS = ("context length", "context_length", "context size", "context window", "exceed_context")
+_CONTEXT_TOKENS = re.compile(r"(?:context length|context size|context window|n_ctx)\D{0,24}?(\d{3,8})", re.I)
 
 
 class _Retryable(ProviderError):
@@ -238,6 +254,8 @@ class ChatClient:
         self._answered_at = -math.inf
         self._opening: asyncio.Task[None] | None = None
         self._request_ids = itertools.count()
+        #: The model's context window in tokens, once the server has said it (None: not yet).
+        self.context_tokens: int | None = None
         self._quota = RequestQuota(
             requests_per_minute=settings.requests_per_minute,
             tokens_per_minute=settings.tokens_per_minute,
@@ -336,12 +354,19 @@ class ChatClient:
             raise InvalidOutput(f"{self.settings.name}: the model list is not an OpenAI-style list")
         return [str(entry.get("id")) for entry in entries if isinstance(entry, dict)]
 
+    def learn_context(self, tokens: int) -> None:
+        """The server said its context window holds ``tokens``; the smallest said holds."""
+        if tokens > 0 and (self.context_tokens is None or tokens < self.context_tokens):
+            log.info("%s: the model's context window holds %d tokens", self.settings.name, tokens)
+            self.context_tokens = tokens
+
     async def server_slots(self) -> int | None:
         """How many requests the server says it runs at once, or None when it does not say.
 
         llama.cpp's server reports ``total_slots`` at ``/props`` and lists its slots
-        at ``/slots``, both beside ``/v1``. Other servers answer 404 or nothing; a
-        failure here is no error, only silence.
+        at ``/slots``, both beside ``/v1``; ``/props`` also tells the context window
+        (``n_ctx``), which is learnt on the way. Other servers answer 404 or nothing;
+        a failure here is no error, only silence.
         """
         root = self.settings.base_url.removesuffix("/v1")
         for path in ("/props", "/slots"):
@@ -352,6 +377,10 @@ class ChatClient:
                     data = json.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
             except (httpx.HTTPError, TimeoutError, ProviderError, ValueError):
                 continue
+            if isinstance(data, dict) and isinstance(settings := data.get("default_generation_settings"), dict):
+                window = settings.get("n_ctx")
+                if isinstance(window, int) and not isinstance(window, bool):
+                    self.learn_context(window)
             slots = data.get("total_slots") if isinstance(data, dict) else len(data) if isinstance(data, list) else None
             if isinstance(slots, int) and not isinstance(slots, bool) and slots > 0:
                 return slots
@@ -514,6 +543,11 @@ class ChatClient:
         detail = text[:_ERROR_TEXT_CHARS].strip()
         if status in _AUTH_STATUS:
             raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
+        if status in (400, 413) and any(word in text.lower() for word in _CONTEXT_WORDS):
+            window = _CONTEXT_TOKENS.search(text)
+            if window is not None:
+                self.learn_context(int(window.group(1)))
+            raise ContextTooLong(f"{name}: HTTP {status}, the prompt does not fit: {detail}", self.context_tokens)
         if asked_format and status != 429 and _names_mode(text):
             # llama-cpp-python answers an unknown response_format with HTTP 500, not 400.
             raise UnsupportedMode(f"{name}: HTTP {status}, response_format refused: {detail}")
