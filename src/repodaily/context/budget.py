@@ -77,6 +77,8 @@ _CATEGORY_RANK = {category: rank for rank, category in enumerate(FileCategory)}
 # lands within a line or two of the best cut.
 _CLIP_PROBES = 8
 _LINE = re.compile(r"[^\n]*\n|[^\n]+")
+#: What a diff's file and an analyzer's view of it both say: which file, how, and how much changed.
+_DESCRIBED = {"path", "old_path", "status", "additions", "deletions", "binary"}
 
 
 @dataclass
@@ -185,12 +187,7 @@ def refit(item: AnalysisInput, *, budget_tokens: int, max_parts: int = 1) -> Ana
     files = [
         _File(
             FileChange(
-                path=file.path,
-                old_path=file.old_path,
-                status=file.status,
-                additions=file.additions,
-                deletions=file.deletions,
-                binary=file.binary,
+                **file.model_dump(include=_DESCRIBED),
                 patch=file.text,
                 patch_truncated=file.coverage == Coverage.clipped,
                 content_missing=file.coverage == Coverage.stats_only,
@@ -300,18 +297,8 @@ def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:
 
 
 def _context_file(file: _File) -> ContextFile:
-    change = file.change
-    return ContextFile(
-        path=change.path,
-        old_path=change.old_path,
-        status=change.status,
-        category=file.category,
-        additions=change.additions,
-        deletions=change.deletions,
-        binary=change.binary,
-        coverage=file.coverage,
-        text=file.text,
-    )
+    described = file.change.model_dump(include=_DESCRIBED)
+    return ContextFile(**described, category=file.category, coverage=file.coverage, text=file.text)
 
 
 def _receipt(file: _File) -> FileReceipt:
