@@ -992,3 +992,56 @@ def test_a_window_the_server_named_fits_the_next_commits_before_they_are_sent():
     assert [r.status_code for r in map(server.default, server.requests)] == [400, 200, 200]
     assert llm.clients[0].context_tokens == 4096
     assert second.coverage.files[0].coverage == Coverage.clipped
+
+
+# --------------------------------------------------------------------------- a server that keeps failing
+
+
+def test_three_failing_requests_open_the_circuit_and_one_request_tries_again_after_the_cool_down():
+    down = httpx.ConnectError("connection refused")
+    server = Server(down, down, down, default=completion(VERDICT))
+    time = FakeTime()
+    llm = analyzer(server, endpoint(max_retries=0), time=time)
+
+    async def in_turn() -> list[Any]:
+        outcomes: list[Any] = []
+        for n in range(4):  # three refused, then one not asked at all
+            outcomes.append(await _outcome(llm.analyze(commit(sha=f"{n:040d}"))))
+        time.now += 31  # past the first cool-down: the next request probes, and its answer closes the circuit
+        outcomes += [await _outcome(llm.analyze(commit(sha=f"{n:040d}"))) for n in range(4, 6)]
+        await llm.aclose()
+        return outcomes
+
+    outcomes = run(in_turn())
+    assert [type(o).__name__ for o in outcomes[:4]] == ["ProviderError"] * 3 + ["EndpointDown"]
+    assert all(isinstance(o, Analysis) and o.status == AnalysisStatus.ok for o in outcomes[4:])
+    assert len(server.requests) == 3 + 2  # the fourth commit was not sent
+
+
+def test_a_failed_probe_keeps_the_circuit_open_for_twice_as_long():
+    down = httpx.ConnectError("connection refused")
+    server = Server(down, down, down, down, default=completion(VERDICT))
+    time = FakeTime()
+    llm = analyzer(server, endpoint(max_retries=0), time=time)
+
+    async def in_turn() -> list[Any]:
+        outcomes = [await _outcome(llm.analyze(commit(sha=f"{n:040d}"))) for n in range(3)]
+        time.now += 31
+        outcomes.append(await _outcome(llm.analyze(commit(sha="3" * 40))))  # the probe, refused
+        time.now += 31  # less than the doubled cool-down
+        outcomes.append(await _outcome(llm.analyze(commit(sha="4" * 40))))
+        time.now += 31
+        outcomes.append(await _outcome(llm.analyze(commit(sha="5" * 40))))  # the next probe, answered
+        await llm.aclose()
+        return outcomes
+
+    outcomes = run(in_turn())
+    assert [type(o).__name__ for o in outcomes] == ["ProviderError"] * 4 + ["EndpointDown", "Analysis"]
+    assert len(server.requests) == 5
+
+
+async def _outcome(analysis: Any) -> Any:
+    try:
+        return await analysis
+    except AnalysisError as exc:
+        return exc
