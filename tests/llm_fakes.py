@@ -58,15 +58,16 @@ def error(status: int, message: str = "failed", headers: dict[str, str] | None =
     return httpx.Response(status, json={"error": {"message": message}}, headers=headers)
 
 
-#: Where llama.cpp's server says how many requests it runs at once; hosted APIs have no such route.
-SLOT_PATHS = ("/props", "/slots")
+#: Where servers say how many requests they run (llama.cpp's /props and /slots) and keep waiting (vLLM's and
+#: SGLang's /metrics); hosted APIs have no such routes.
+INFO_PATHS = ("/props", "/slots", "/metrics")
 
 
 class Server:
     """A scripted endpoint: answers each request with the next reply (a response, an exception or a function).
 
-    Like a hosted API, it has no slot routes: asked for them (:data:`SLOT_PATHS`) it
-    answers 404, and keeps those requests apart in ``probes``.
+    Like a hosted API, it tells nothing of its slots or queue: asked (:data:`INFO_PATHS`)
+    it answers 404, and keeps those requests apart in ``probes``.
     """
 
     def __init__(self, *replies: Any, default: Any = None) -> None:
@@ -76,7 +77,7 @@ class Server:
         self.probes: list[httpx.Request] = []
 
     def __call__(self, request: httpx.Request) -> httpx.Response:
-        if request.method == "GET" and request.url.path.endswith(SLOT_PATHS):
+        if request.method == "GET" and request.url.path.endswith(INFO_PATHS):
             self.probes.append(request)
             return error(404, "not found")
         self.requests.append(request)

@@ -30,7 +30,7 @@ from endpoint_simulator import (
     retry_after_headers,
     write_json,
 )
-from llm_fakes import SLOT_PATHS
+from llm_fakes import INFO_PATHS
 
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
@@ -318,7 +318,7 @@ def test_doctor_ends_at_the_deadline_when_the_endpoint_drips(tmp_path, serve, pa
     print(f"doctor, {path} dripping: {elapsed:.2f} s (bound {bound:.2f} s)")
     assert elapsed < bound, out
     assert code == 1 and "no complete answer within" in out
-    asked = [r for r in endpoint.received if not r.path.endswith(SLOT_PATHS)]
+    asked = [r for r in endpoint.received if not r.path.endswith(INFO_PATHS)]
     assert len(asked) == (1 if path == "/models" else 2)
 
 

@@ -1045,3 +1045,35 @@ async def _outcome(analysis: Any) -> Any:
         return await analysis
     except AnalysisError as exc:
         return exc
+
+
+@pytest.mark.parametrize(
+    "metrics",
+    [
+        '# TYPE vllm:num_requests_waiting gauge\nvllm:num_requests_waiting{model_name="m"} 3.0\n'
+        'vllm:num_requests_running{model_name="m"} 4.0\n',
+        "# HELP sglang:num_queue_reqs The number of requests in the waiting queue\n"
+        'sglang:num_queue_reqs{model_name="m",engine_type="unified"} 3\n',
+    ],
+    ids=["vllm", "sglang"],
+)
+def test_requests_the_server_reports_waiting_lower_the_limit(metrics: str, caplog: pytest.LogCaptureFixture):
+    async def serve(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/metrics":
+            return httpx.Response(200, text=metrics)
+        if request.method == "GET":
+            return error(404)
+        await asyncio.sleep(0.05)
+        return completion(VERDICT)
+
+    llm = LLMAnalyzer(settings=LLMSettings(endpoints=[endpoint()]), transport=httpx.MockTransport(serve), environ={})
+
+    async def eight() -> list[Analysis]:
+        results = await asyncio.gather(*(llm.analyze(commit(sha=f"{i:040d}")) for i in range(8)))
+        await llm.aclose()
+        return results
+
+    with caplog.at_level(logging.INFO):
+        assert all(a.status == AnalysisStatus.ok for a in run(eight()))
+    assert min(limit for _, limit in llm.clients[0].limit.history[1:]) < 8
+    assert "the server reports 3 waiting" in caplog.text

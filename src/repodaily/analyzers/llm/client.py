@@ -90,6 +90,10 @@ _OVERLOADED_STATUS = frozenset({429, 503})
 # Asking the server how many requests it runs at once is a courtesy: it must not hold up the run.
 _SLOTS_DEADLINE_S = 5.0
 _SLOTS_MAX_BYTES = 1_000_000
+#: How often a server's queue gauges are read while answers come in.
+_QUEUE_EVERY_S = 5.0
+# The Prometheus gauges of requests kept waiting for a slot: vLLM's and SGLang's.
+_WAITING_GAUGES = ("vllm:num_requests_waiting", "sglang:num_queue_reqs")
 
 
 class OutputMode(StrEnum):
@@ -152,6 +156,19 @@ class _Exchange:
 def _count(counts: dict[str, Any], key: str) -> int:
     value = counts.get(key)
     return value if isinstance(value, int) and value > 0 else 0
+
+
+def _gauge_total(metrics: str, names: tuple[str, ...]) -> int | None:
+    """The sum over label sets of the Prometheus samples named one of ``names``; None when none is there."""
+    total: float | None = None
+    for line in metrics.splitlines():
+        name, _, rest = line.partition("{") if "{" in line else line.partition(" ")
+        if name.strip() in names:
+            try:
+                total = (total or 0.0) + float(rest.rsplit(" ", 1)[-1])
+            except ValueError:
+                continue
+    return None if total is None else round(total)
 
 
 def _names_mode(text: str) -> bool:
@@ -256,6 +273,8 @@ class ChatClient:
         self._request_ids = itertools.count()
         #: The model's context window in tokens, once the server has said it (None: not yet).
         self.context_tokens: int | None = None
+        self._queue_read_at: float | None = -math.inf  # None: the server publishes no queue gauges
+        self._queue_reading: asyncio.Task[None] | None = None
         self._quota = RequestQuota(
             requests_per_minute=settings.requests_per_minute,
             tokens_per_minute=settings.tokens_per_minute,
@@ -485,6 +504,36 @@ class ChatClient:
         else:
             self._breaker.succeeded()
             self._answered_at = self._clock()
+            self._read_queue_now_and_then()
+
+    def _read_queue_now_and_then(self) -> None:
+        """Every few seconds of answers, read the server's queue gauges aside (:meth:`server_waiting`)."""
+        if self._queue_read_at is None or self._clock() - self._queue_read_at < _QUEUE_EVERY_S:
+            return
+        if self._queue_reading is not None and not self._queue_reading.done():
+            return
+        self._queue_read_at = self._clock()
+
+        async def read() -> None:
+            waiting = await self.server_waiting()
+            if waiting is None:
+                self._queue_read_at = None  # it has no gauges: not asked again
+            else:
+                self.limit.server_queue(waiting)
+
+        self._queue_reading = asyncio.create_task(read())
+
+    async def server_waiting(self) -> int | None:
+        """How many requests the server keeps waiting for a slot, from its ``/metrics`` (vLLM, SGLang); else None."""
+        root = self.settings.base_url.removesuffix("/v1")
+        try:
+            async with asyncio.timeout(_SLOTS_DEADLINE_S), self._http.stream("GET", root + "/metrics") as response:
+                if response.status_code != 200:
+                    return None
+                text = (await self._body(response, cap=_SLOTS_MAX_BYTES)).decode("utf-8", "replace")
+        except (httpx.HTTPError, TimeoutError, ProviderError):
+            return None
+        return _gauge_total(text, _WAITING_GAUGES)
 
     def _first_status(self, status: int) -> None:
         """The first answer's status is in: open the limit, at the server's slots when it says (asked aside).
@@ -596,6 +645,7 @@ class ChatClient:
         return content
 
     async def aclose(self) -> None:
-        if self._opening is not None and not self._opening.done():
-            self._opening.cancel()
+        for task in (self._opening, self._queue_reading):
+            if task is not None and not task.done():
+                task.cancel()
         await self._http.aclose()

@@ -23,6 +23,9 @@ deadline ticks away. So the limit follows what the answers say:
 - **Multiplicative decrease.** A timeout, 429 or 503 halves the limit, once per
   round: a signal from a request sent before the last decrease describes the old
   limit, not the current one.
+- **The server's own count.** vLLM and SGLang publish how many requests they run
+  and keep waiting (``/metrics``); while some wait, ours would too, so the limit
+  drops to what of ours the server runs, or by one if that is more.
 
 This is AIMD with a delay signal, as in TCP Vegas and Netflix's
 concurrency-limits. Those libraries protect a server from its callers; this
@@ -129,6 +132,12 @@ class ConcurrencyLimit:
         if not self._opened or slot.started < self._decreased_at:
             return
         self._set(max(1.0, self._limit / 2), reason)
+
+    def server_queue(self, waiting: int) -> None:
+        """The server says ``waiting`` requests wait for a slot: keep ours out of its queue."""
+        if waiting > 0 and self._opened:
+            ours_running = self._in_flight - waiting
+            self._set(max(1.0, min(self._limit - 1, ours_running)), f"the server reports {waiting} waiting")
 
     def _set(self, value: float, reason: str | None) -> None:
         before = self.limit
