@@ -937,33 +937,39 @@ async def _analysed(pipeline: Any, builder: Any) -> tuple[list[Analysis], set[st
 # --------------------------------------------------------------------------- the model's context window
 
 
-def _small_window(window: int, style: str) -> Callable[[httpx.Request], httpx.Response]:
+def _small_window(window: int, style: str, ratio: float = 1.0) -> Callable[[httpx.Request], httpx.Response]:
     """A server with a ``window``-token context that refuses a bigger prompt the way ``style`` does.
 
-    It counts as the estimate does; the analyzer's margin covers a real tokenizer's difference.
+    Its tokenizer makes ``ratio`` tokens of each one the estimate counts, and it says how many it counted.
     """
 
     def answer(request: httpx.Request) -> httpx.Response:
         body = json.loads(request.content)
-        asked = sum(count_tokens(m["content"]) for m in body["messages"]) + body["max_tokens"]
+        prompt = round(ratio * sum(count_tokens(m["content"]) for m in body["messages"]))
+        asked = prompt + body["max_tokens"]
         if asked <= window:
             return _chunk_or_verdict(request)
         if style == "openai":  # OpenAI, vLLM, llama-cpp-python
-            message = f"This model's maximum context length is {window} tokens. However, you requested {asked} tokens."
+            message = (
+                f"This model's maximum context length is {window} tokens. However, you requested {asked} tokens "
+                f"({prompt} in the messages, {body['max_tokens']} in the completion)."
+            )
             return httpx.Response(400, json={"error": {"message": message, "code": "context_length_exceeded"}})
         error = {"code": 400, "message": "the request exceeds the available context size", "n_ctx": window}
-        return httpx.Response(400, json={"error": {**error, "type": "exceed_context_size_error"}})  # llama.cpp
+        error |= {"n_prompt_tokens": prompt, "type": "exceed_context_size_error"}
+        return httpx.Response(400, json={"error": error})  # llama.cpp
 
     return answer
 
 
-@pytest.mark.parametrize("style", ["openai", "llama.cpp"])
-def test_a_prompt_beyond_the_models_window_is_planned_again_to_fit_and_the_receipt_says_so(tmp_path, style):
+@pytest.mark.parametrize(("style", "ratio"), [("openai", 1.0), ("llama.cpp", 1.0), ("openai", 1.8), ("llama.cpp", 1.6)])
+def test_a_prompt_beyond_the_models_window_is_planned_again_to_fit_and_the_receipt_says_so(tmp_path, style, ratio):
+    """Whatever the model's tokenizer makes of the prompt: the server says how much, and it is believed."""
     contents = {
         f"src/module_{n}.py": "".join(f"value_{n}_{i} = compute(argument_{i}, option={i})\n" for i in range(150))
         for n in range(2)
     }
-    server = Server(default=_small_window(4096, style))
+    server = Server(default=_small_window(4096, style, ratio))
     analysis = _analysed_through_the_pipeline(tmp_path, server, contents)
     assert analysis.status == AnalysisStatus.ok
     statuses = [server.default(request).status_code for request in server.requests]

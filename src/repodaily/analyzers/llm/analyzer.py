@@ -79,6 +79,9 @@ Result = TypeVar("Result")
 _SHORT_SHA = 7
 # The smallest cap that makes map-reduce worth it: two parts and the final call.
 _MIN_MAP_REDUCE_CALLS = 3
+# Times a commit is planned again after the model refused its prompt as too long: once for the window the
+# server named, once more for the tokenizer's count it named.
+_FITTINGS = 2
 
 
 class LLMAnalyzer(Analyzer):
@@ -242,13 +245,16 @@ class LLMAnalyzer(Analyzer):
     async def _judge(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> tuple[Verdict, AnalysisInput]:
         """The verdict on ``item`` as it fits ``client``'s context window, and that fitted input (its receipt)."""
         planned = fitted(item, client=client, prompts=self.prompts, max_parts=self.context_parts)
-        try:
-            return await self._judge_as_planned(client, planned, usage), planned
-        except ContextTooLong:
-            smaller = fitted(planned, client=client, prompts=self.prompts, max_parts=self.context_parts)
-            if smaller is planned:  # the server named no window, or nothing smaller is left to send
-                raise
-            return await self._judge_as_planned(client, smaller, usage), smaller
+        for _ in range(_FITTINGS):
+            try:
+                return await self._judge_as_planned(client, planned, usage), planned
+            except ContextTooLong:
+                # Each refusal may teach the window or the tokenizer's count; without news, nothing smaller is sent.
+                smaller = fitted(planned, client=client, prompts=self.prompts, max_parts=self.context_parts)
+                if smaller is planned:
+                    raise
+                planned = smaller
+        return await self._judge_as_planned(client, planned, usage), planned
 
     async def _judge_as_planned(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> Verdict:
         if len(item.parts) > self.context_parts:

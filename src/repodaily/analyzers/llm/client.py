@@ -115,11 +115,16 @@ class UnsupportedMode(ProviderError):
 
 
 class ContextTooLong(ProviderError):
-    """The prompt and the answer's room exceed the model's context window; ``context_tokens`` if it said."""
+    """The prompt and the answer's room exceed the model's context window.
 
-    def __init__(self, message: str, context_tokens: int | None) -> None:
+    ``context_tokens`` is the window and ``prompt_tokens`` the prompt as the model's
+    tokenizer counted it, where the server said.
+    """
+
+    def __init__(self, message: str, context_tokens: int | None, prompt_tokens: int | None) -> None:
         super().__init__(message)
         self.context_tokens = context_tokens
+        self.prompt_tokens = prompt_tokens
 
 
 # How servers say a prompt does not fit: OpenAI, vLLM and llama-cpp-python ("maximum context length is
@@ -127,6 +132,9 @@ class ContextTooLong(ProviderError):
 # SGLang ("longer than the model's context length (4096 tokens)").
 _CONTEXT_WORDS = ("context length", "context_length", "context size", "context window", "exceed_context")
 _CONTEXT_TOKENS = re.compile(r"(?:context length|context size|context window|n_ctx)\D{0,24}?(\d{3,8})", re.I)
+# The prompt as the tokenizer counted it: "(4153 in the messages, ...)" (OpenAI, vLLM), "n_prompt_tokens" (llama.cpp),
+# "The input (4153 tokens)" (SGLang).
+_PROMPT_TOKENS = re.compile(r"(\d+) in the messages|n_prompt_tokens\W{1,4}(\d+)|input \((\d+) tokens\)", re.I)
 
 
 class _Retryable(ProviderError):
@@ -273,6 +281,8 @@ class ChatClient:
         self._request_ids = itertools.count()
         #: The model's context window in tokens, once the server has said it (None: not yet).
         self.context_tokens: int | None = None
+        #: How many tokens the model's tokenizer makes of what our estimate counts as one, once seen (at least 1).
+        self.token_ratio = 1.0
         self._queue_read_at: float | None = -math.inf  # None: the server publishes no queue gauges
         self._queue_reading: asyncio.Task[None] | None = None
         self._quota = RequestQuota(
@@ -338,6 +348,10 @@ class ChatClient:
         started = self._clock()
         try:
             return await self._attempts(body, prompt_tokens + body["max_tokens"], deadline, usage)
+        except ContextTooLong as exc:
+            if exc.prompt_tokens:  # how much more the model's tokenizer counts than our estimate
+                self.learn_token_ratio(exc.prompt_tokens / prompt_tokens)
+            raise
         finally:
             elapsed = self._clock() - started
             usage.seconds += elapsed
@@ -378,6 +392,12 @@ class ChatClient:
         if tokens > 0 and (self.context_tokens is None or tokens < self.context_tokens):
             log.info("%s: the model's context window holds %d tokens", self.settings.name, tokens)
             self.context_tokens = tokens
+
+    def learn_token_ratio(self, ratio: float) -> None:
+        """The model's tokenizer counted ``ratio`` times our estimate of a prompt; the highest seen holds."""
+        if ratio > self.token_ratio:
+            log.info("%s: the model counts %.2f tokens for each the estimate does", self.settings.name, ratio)
+            self.token_ratio = ratio
 
     async def server_slots(self) -> int | None:
         """How many requests the server says it runs at once, or None when it does not say.
@@ -596,7 +616,10 @@ class ChatClient:
             window = _CONTEXT_TOKENS.search(text)
             if window is not None:
                 self.learn_context(int(window.group(1)))
-            raise ContextTooLong(f"{name}: HTTP {status}, the prompt does not fit: {detail}", self.context_tokens)
+            counted = _PROMPT_TOKENS.search(text)
+            prompt = int(next(group for group in counted.groups() if group)) if counted else None
+            message = f"{name}: HTTP {status}, the prompt does not fit: {detail}"
+            raise ContextTooLong(message, self.context_tokens, prompt)
         if asked_format and status != 429 and _names_mode(text):
             # llama-cpp-python answers an unknown response_format with HTTP 500, not 400.
             raise UnsupportedMode(f"{name}: HTTP {status}, response_format refused: {detail}")

@@ -8,37 +8,59 @@ the client, :class:`~repodaily.analyzers.llm.client.ContextTooLong`) or up front
 (llama.cpp's ``/props``). From then on each commit's texts are planned again
 (:func:`~repodaily.context.budget.refit`) for the room the window leaves — the
 window less the answer's ``max_tokens`` and the prompt around the diff, with a
-margin for the gap between our token estimate and the model's tokenizer — and the
+margin for the gap between our token estimate and the model's tokenizer, and
+that gap itself once the server has said how many tokens it counted (a small
+English-trained vocabulary makes twice our estimate of Chinese text) — and the
 receipt says what was read.
 """
 
 from __future__ import annotations
 
-from repodaily.analyzers.llm.client import ChatClient
+from repodaily.analyzers.llm.client import ChatClient, Message
 from repodaily.analyzers.llm.prompts import Prompts
 from repodaily.context import count_tokens, refit
 from repodaily.models import AnalysisInput, ContextFile, Coverage
 
-__all__ = ["WINDOW_SHARE", "fitted", "without_text"]
+__all__ = ["MIN_ANSWER_TOKENS", "answer_room", "fitted", "without_text"]
 
 #: The share of a window our token estimate may fill: tokenizers count code up to a fifth higher than it does.
 WINDOW_SHARE = 0.8
+#: The least room left for an answer when a window is tight: a brief verdict.
+MIN_ANSWER_TOKENS = 512
 # Role markers and framing a chat template adds around each message.
 _TOKENS_PER_MESSAGE = 4
 
 
 def fitted(item: AnalysisInput, *, client: ChatClient, prompts: Prompts, max_parts: int) -> AnalysisInput:
-    """``item`` as it fits ``client``'s context window: itself when the window is unknown or holds it."""
+    """``item`` as it fits ``client``'s context window: itself when the window is unknown or holds it.
+
+    The diff gets what the window leaves beside the prompt around it and the endpoint's
+    ``max_tokens``; when not even that prompt fits beside them, the diff gets nothing and
+    the answer less (:func:`answer_room`).
+    """
     window = client.context_tokens
     if window is None:
         return item
     frame = prompts.analyze(item, [without_text(file) for file in item.files])
-    around = sum(count_tokens(message["content"]) + _TOKENS_PER_MESSAGE for message in frame)
-    budget = max(0, int((window - client.settings.max_tokens) * WINDOW_SHARE) - around)
+    room = window - client.settings.max_tokens - _counted(client, frame)
+    budget = max(0, int(room * WINDOW_SHARE / client.token_ratio))
     texts = [sum(count_tokens(item.files[index].text) for index in part) for part in item.parts]
     if max(texts, default=0) <= budget:
         return item
     return refit(item, budget_tokens=budget, max_parts=max_parts)
+
+
+def answer_room(client: ChatClient, messages: list[Message], wanted: int) -> int:
+    """The ``max_tokens`` to ask beside ``messages``: ``wanted``, or what the window leaves, a brief answer at least."""
+    if client.context_tokens is None:
+        return wanted
+    return max(MIN_ANSWER_TOKENS, min(wanted, client.context_tokens - _counted(client, messages)))
+
+
+def _counted(client: ChatClient, messages: list[Message]) -> int:
+    """``messages`` as the model may count them: the estimate, times the tokenizer's ratio, with the margin."""
+    estimate = sum(count_tokens(message["content"]) + _TOKENS_PER_MESSAGE for message in messages)
+    return int(estimate * client.token_ratio / WINDOW_SHARE)
 
 
 def without_text(file: ContextFile) -> ContextFile:

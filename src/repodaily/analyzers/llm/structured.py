@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from repodaily.analyzers.llm.client import ChatClient, Message, OutputMode, UnsupportedMode
-from repodaily.analyzers.llm.fit import WINDOW_SHARE
+from repodaily.analyzers.llm.fit import answer_room
 from repodaily.analyzers.llm.prompts import Prompts
 from repodaily.analyzers.llm.schema import describe_errors, json_schema
 from repodaily.context.tokens import count_tokens
@@ -72,15 +72,14 @@ async def ask(
 ) -> Reply:
     """Send ``messages`` and return the answer as a valid ``reply``; see the module docstring."""
     try:
-        return await _ask_in_best_mode(client, messages, reply, prompts=prompts, usage=usage, max_tokens=None)
+        room = answer_room(client, messages, client.settings.max_tokens)
+        return await _ask_in_best_mode(client, messages, reply, prompts=prompts, usage=usage, max_tokens=room)
     except Truncated:
         settings = client.settings
         longer = min(settings.max_tokens * 2, max(settings.max_tokens_limit, settings.max_tokens))
-        if client.context_tokens is not None:  # the longer answer must still fit the window with the prompt
-            prompt = sum(count_tokens(message["content"]) for message in messages)
-            longer = max(settings.max_tokens, min(longer, client.context_tokens - int(prompt / WINDOW_SHARE)))
         *history, last = messages
         brief = [*history, {**last, "content": f"{last['content']}\n\n{prompts.brief()}"}]
+        longer = answer_room(client, brief, longer)  # what the window leaves, when the server said
         return await _ask_in_best_mode(client, brief, reply, prompts=prompts, usage=usage, max_tokens=longer)
 
 
