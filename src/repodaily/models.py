@@ -222,6 +222,20 @@ class TitleTag(_Model):
     security: bool = False
 
 
+class PullRequest(_Model):
+    """The pull request a commit came from, as its platform tells it: text written by its author, untrusted."""
+
+    number: int
+    title: str = ""
+    body: str = Field(default="", description="Trimmed, images dropped.")
+    labels: list[str] = Field(default_factory=list)
+    author: str | None = None
+    merged_at: datetime | None = None
+    base: str | None = Field(default=None, description="The branch it was merged into.")
+    linked_issues: list[int] = Field(default_factory=list, description="Issues it says it closes.")
+    url: str | None = None
+
+
 class RepositoryContext(_Model):
     """What an analyzer may know of the repository a commit belongs to, beyond the commit.
 
@@ -258,6 +272,9 @@ class AnalysisInput(MessageParts):
     total_deletions: int
     repository: RepositoryContext | None = Field(
         default=None, description="The repository's context, for analyzers that read it; None when none was built."
+    )
+    pull_request: PullRequest | None = Field(
+        default=None, description="The pull request that merged the commit, when a context source found one."
     )
 
     @model_validator(mode="after")
@@ -538,6 +555,16 @@ class RunInfo(_Model):
     cached: int = 0
 
 
+class Release(_Model):
+    """A release or tag published on the report's day."""
+
+    tag: str
+    name: str = ""
+    url: str | None = None
+    published_at: datetime | None = None
+    prerelease: bool = False
+
+
 class DailyReport(_Model):
     """The whole report for one repository and one day; also the public JSON format."""
 
@@ -551,6 +578,11 @@ class DailyReport(_Model):
     stats: Stats = Field(default_factory=Stats)
     links: list[DayLink] = Field(default_factory=list)
     highlights: list[Highlight] = Field(default_factory=list)
+    releases: list[Release] = Field(default_factory=list, description="Releases and tags published that day.")
+    pull_context: bool | None = Field(
+        default=None,
+        description="Whether pull-request context was read: None when no source was asked, False when it failed.",
+    )
     run: RunInfo
     extra: dict[str, Any] = Field(default_factory=dict)
 
