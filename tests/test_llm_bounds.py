@@ -477,7 +477,9 @@ def test_a_server_that_goes_down_costs_a_handful_of_calls_and_a_rerun_asks_only_
         print(f"server down after 5 answers: {failed} calls failed, {report.stats.degraded} commits fell back")
         assert code == 1 and report.stats.degraded == 16 - 5, err
         assert err.count("not asked for") == 1  # one line says the endpoint is given up on
-        assert failed <= 12
+        # The requests in flight when it went down (at most the default 8), then at most two new ones and a
+        # retry before three different requests have failed and the circuit opens.
+        assert failed <= 8 + 3
         simulator.come_back()
         asked = len(simulator.requests)
         code, healed, err, _ = _report(repo, config)

@@ -484,9 +484,9 @@ class ChatClient:
         """
         request = next(self._request_ids) if request is None else request
         async with self._gate.turn():
-            self._breaker.check()
             await self._quota.acquire(tokens)
             async with self.limit.slot() as slot:
+                self._breaker.check()  # here, not before the wait: the circuit may have opened meanwhile
                 for total in (usage, self.usage):
                     total.calls += 1
                 url = f"{self.settings.base_url}{path}"
