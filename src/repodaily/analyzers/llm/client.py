@@ -15,6 +15,10 @@ original::
     HTTP 4xx (other)                      ProviderError, not retried
     an error naming response_format       UnsupportedMode (a ProviderError): the caller
                                           asks again in a weaker output mode
+    HTTP 400/413 "context length"         ContextTooLong (a ProviderError): the window and the
+                                          model's token count it names are learnt, and the
+                                          analyzer plans the commit again to fit
+    an open circuit (:mod:`.breaker`)     EndpointDown (a ProviderError), not sent
     body over max_response_bytes          ProviderError, not retried
     body that is not a JSON completion    InvalidOutput
     finish_reason == "length"             Truncated
