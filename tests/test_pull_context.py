@@ -1,0 +1,172 @@
+"""A commit's pull request and the day's releases: what the analyzers read of them and what the report shows.
+
+Commits are made by git (:class:`RepoBuilder`) and read back by the git source;
+the heuristic and the LLM analyzer's prompts are the real ones, the report is
+assembled by the digest and rendered by the templates, and every rendered report
+passes the renderer checks of ``report_checks``, hostile pull-request text included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from llm_fakes import VERDICT, Server, analyzer, completion
+
+from repodaily.analyzers.base import pull_request_key
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, load_conventions
+from repodaily.context import build_input
+from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.errors import ConfigError
+from repodaily.models import (
+    Analysis,
+    AnalysisInput,
+    ChangeType,
+    Commit,
+    Importance,
+    PullRequest,
+)
+from repodaily.sources.git import collect_commits, open_repository
+
+_BEFORE = datetime(2026, 2, 8, 12, tzinfo=UTC)
+_DAY = datetime(2026, 2, 9, tzinfo=UTC)
+_ON_THE_DAY = datetime(2026, 2, 9, 12, tzinfo=UTC)
+_REPO = "acme/engine"
+_REPO_URL = "https://github.com/acme/engine"
+
+# The scheduler before and after an edit whose title and diff say nothing of what it is for.
+_SCHEDULER = "def schedule(queue, limit):\n    batch = queue[:limit]\n    return sorted(batch, key=len)\n"
+_SCHEDULER_EDITED = "def schedule(queue, limit):\n    batch = queue[:limit]\n    return sorted(batch, key=id)\n"
+_AMBIGUOUS_TITLE = "Scheduler: sort the batch by identity (#42)"
+
+
+@pytest.fixture(scope="module")
+def work_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A repository whose report day holds one edit of a source file, under a title no rule reads a type from."""
+    builder = RepoBuilder(tmp_path_factory.mktemp("pulls") / "work")
+    builder.commit("Initial import", when=_BEFORE, files={"engine/scheduler.py": _SCHEDULER, "README.md": "# e\n"})
+    builder.commit(_AMBIGUOUS_TITLE, when=_ON_THE_DAY, files={"engine/scheduler.py": _SCHEDULER_EDITED})
+    return builder.path
+
+
+@pytest.fixture(scope="module")
+def ambiguous(work_tree: Path) -> Commit:
+    """The day's commit, as the git source reads it."""
+    source = open_repository(str(work_tree), cache_dir=work_tree.parent / "cache")
+    (commit,) = collect_commits(source, _DAY, _DAY.replace(hour=23, minute=59))
+    return commit
+
+
+def _pull(**fields: Any) -> PullRequest:
+    values: dict[str, Any] = {"number": 42, "title": "Scheduler: sort the batch by identity", "url": None}
+    return PullRequest(**{**values, **fields})
+
+
+def _input(commit: Commit, analyzer: HeuristicAnalyzer, pull: PullRequest | None = None) -> AnalysisInput:
+    item = build_input(_REPO, commit, budget_tokens=6000, paths=analyzer.path_table, whole_patch=True)
+    return item.model_copy(update={"pull_request": pull})
+
+
+def _judge(commit: Commit, pull: PullRequest | None = None, **options: Any) -> Analysis:
+    analyzer = HeuristicAnalyzer(language="en", **options)
+    return analyzer.analyze_sync(_input(commit, analyzer, pull))
+
+
+def _fired(commit: Commit, pull: PullRequest | None) -> set[str]:
+    analyzer = HeuristicAnalyzer(language="en")
+    return analyzer.read(_input(commit, analyzer, pull)).evidence.fired
+
+
+# --------------------------------------------------------------------------- heuristic
+
+
+def test_a_performance_label_decides_a_commit_whose_title_and_diff_are_ambiguous(ambiguous: Commit):
+    unlabelled = _judge(ambiguous)
+    labelled = _judge(ambiguous, _pull(labels=["Performance", "ready"]))
+    assert unlabelled.type != ChangeType.perf
+    assert labelled.type == ChangeType.perf
+    assert "pull-request label `Performance`" in labelled.importance_reason
+    assert "labels.perf" in _fired(ambiguous, _pull(labels=["Performance"]))
+
+
+def test_a_breaking_label_flags_the_change_breaking(ambiguous: Commit):
+    assert not _judge(ambiguous).flags.breaking
+    flagged = _judge(ambiguous, _pull(labels=["breaking-change"]))
+    assert flagged.flags.breaking
+    assert flagged.importance in (Importance.high, Importance.medium)
+    assert "labels.breaking" in _fired(ambiguous, _pull(labels=["breaking-change"]))
+
+
+def test_a_security_label_flags_the_change_security(ambiguous: Commit):
+    assert _judge(ambiguous, _pull(labels=["kind/security"])).flags.security
+
+
+def test_label_names_are_read_in_any_case_and_spelling():
+    rules = RuleSet.load()
+    found = {label: rules.lookup_label(label) for label in ("Type: Bug", "kind/bug", "GitHub_Actions", "needs-rebase")}
+    assert {label: row[0] if row else None for label, row in found.items()} == {
+        "Type: Bug": "bug",
+        "kind/bug": "bug",
+        "GitHub_Actions": "ci",
+        "needs-rebase": None,
+    }
+
+
+def test_a_repository_maps_its_own_labels_through_its_conventions(ambiguous: Commit):
+    conventions = load_conventions({"labels": {"hot_path": {"names": ["hot path"], "type": "perf"}}})
+    assert _judge(ambiguous, _pull(labels=["hot-path"])).type != ChangeType.perf
+    assert _judge(ambiguous, _pull(labels=["hot-path"]), conventions=conventions).type == ChangeType.perf
+    with pytest.raises(ConfigError, match="labels"):
+        load_conventions({"labels": {"hot_path": {"names": ["hot path"], "type": "speed"}}})
+
+
+def test_the_pull_request_body_is_read_after_its_template_is_dropped(ambiguous: Commit):
+    template = (
+        "<!-- BREAKING CHANGE: describe what breaks -->\n- [ ] This fixes a security vulnerability\n- [x] Tests added\n"
+    )
+    assert not _judge(ambiguous, _pull(body=template)).flags.breaking
+    assert not _judge(ambiguous, _pull(body=template)).flags.security
+    declared = _judge(ambiguous, _pull(body=template + "\nBREAKING CHANGE: batches are ordered by identity.\n"))
+    assert declared.flags.breaking
+    assert "pull_request.breaking_footer" in _fired(ambiguous, _pull(body="BREAKING CHANGE: yes"))
+
+
+def test_without_a_pull_request_the_verdict_and_its_key_are_unchanged(ambiguous: Commit):
+    analyzer = HeuristicAnalyzer(language="en")
+    alone = _judge(ambiguous)
+    silent = _judge(ambiguous, _pull())  # a pull request with no labels and no body says nothing more
+    assert silent.verdict == alone.verdict
+    assert alone.analyzer == analyzer.fingerprint
+    assert silent.analyzer == analyzer.fingerprint + pull_request_key(_pull())
+
+
+# --------------------------------------------------------------------------- the cache key
+
+
+def test_the_key_changes_with_what_analyzers_read_of_a_pull_request_and_nothing_else():
+    base = _pull(labels=["bug"], body="Fixes the order.", linked_issues=[7])
+    assert pull_request_key(None) == ""
+    assert pull_request_key(base).startswith("/pr")
+    for read in ({"labels": ["perf"]}, {"body": "Other."}, {"title": "Other"}, {"linked_issues": [8]}):
+        assert pull_request_key(base.model_copy(update=read)) != pull_request_key(base), read
+    unread = {"author": "someone", "merged_at": _ON_THE_DAY, "base": "main", "url": f"{_REPO_URL}/pull/42"}
+    assert pull_request_key(base.model_copy(update=unread)) == pull_request_key(base)
+
+
+def test_an_llm_analysis_is_keyed_by_the_pull_request_it_read(ambiguous: Commit):
+    server = Server(completion(VERDICT), completion(VERDICT))
+    llm = analyzer(server)
+    item = build_input(_REPO, ambiguous, budget_tokens=6000)
+    pull = _pull(labels=["bug"])
+    alone, with_pull = asyncio.run(
+        _both(llm.analyze(item), llm.analyze(item.model_copy(update={"pull_request": pull})))
+    )
+    assert alone.analyzer == llm.fingerprint_for(None)
+    assert with_pull.analyzer == llm.fingerprint_for(None) + pull_request_key(pull)
+
+
+async def _both(*jobs: Any) -> list[Analysis]:
+    return list(await asyncio.gather(*jobs))
