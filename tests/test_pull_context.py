@@ -9,28 +9,36 @@ passes the renderer checks of ``report_checks``, hostile pull-request text inclu
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+import json
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hostile import ALL, params
 from llm_fakes import VERDICT, Server, analyzer, completion
 from markdown_it import MarkdownIt
+from report_checks import check_report
 
 from repodaily.analyzers.base import pull_request_key
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, load_conventions
 from repodaily.analyzers.llm.prompts import PULL_REQUEST_BODY_CHARS, Prompts
 from repodaily.context import build_input
 from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.digest import build_report
 from repodaily.errors import ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
     ChangeType,
     Commit,
+    DailyReport,
     Importance,
     PullRequest,
+    Release,
+    RunInfo,
 )
+from repodaily.render import render_json, render_markdown
 from repodaily.sources.git import collect_commits, open_repository
 
 _BEFORE = datetime(2026, 2, 8, 12, tzinfo=UTC)
@@ -210,3 +218,86 @@ def test_the_prompt_carries_a_bounded_share_of_a_long_description(ambiguous: Com
     assert f"its first {len(shown.rstrip(chr(10)))} characters" in user
     without = Prompts("en").analyze(item.model_copy(update={"pull_request": None}), item.files)[1]["content"]
     assert "Pull request" not in without
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _report(commit: Commit, pull: PullRequest | None, **fields: Any) -> DailyReport:
+    analyzer = HeuristicAnalyzer(language="en")
+    analysis = analyzer.analyze_sync(_input(commit, analyzer, pull))
+    return build_report(
+        repo=_REPO,
+        repo_url=_REPO_URL,
+        day=date(2026, 2, 9),
+        timezone="UTC",
+        language=fields.pop("language", "en"),
+        commits=[commit],
+        analyses={commit.sha: analysis},
+        run=RunInfo(analyzer=analyzer.fingerprint),
+        pull_requests={commit.sha: pull} if pull else None,
+        **fields,
+    )
+
+
+def _section(markdown: str) -> str:
+    return markdown[markdown.index('<a id="c-') :]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_commit_shows_its_pull_requests_title_labels_and_linked_issues(ambiguous: Commit, language: str):
+    pull = _pull(title="Order batches by identity", labels=["performance", "ready"], linked_issues=[7, 9])
+    report = _report(ambiguous, pull, language=language)
+    markdown = render_markdown(report)
+    check_report(markdown, report)
+    section = _section(markdown)
+    assert "Order batches by identity" in section
+    assert "`performance`" in section and "`ready`" in section
+    assert f"[#7]({_REPO_URL}/issues/7)" in section and f"[#9]({_REPO_URL}/issues/9)" in section
+    assert json.loads(render_json(report))["commits"][0]["pull_request"]["labels"] == ["performance", "ready"]
+
+
+def test_a_pull_request_title_equal_to_the_subject_is_not_repeated(ambiguous: Commit):
+    section = _section(render_markdown(_report(ambiguous, _pull(title="scheduler:  Sort the batch by identity"))))
+    assert "🔀" not in section
+    assert "PR title" not in _section(render_markdown(_report(ambiguous, _pull(labels=["bug"]))))
+
+
+@pytest.mark.parametrize(
+    ("language", "released", "unread"),
+    [("en", "Released today", "Pull-request context could not be read"), ("zh", "今日发布", "未能读取拉取请求")],
+)
+def test_releases_lead_the_report_and_a_report_without_pull_requests_says_so(
+    ambiguous: Commit, language: str, released: str, unread: str
+):
+    releases = [
+        Release(tag="v0.9.0", url=f"{_REPO_URL}/releases/tag/v0.9.0"),
+        Release(tag="v1.0.0rc1", url=f"{_REPO_URL}/releases/tag/v1.0.0rc1", prerelease=True),
+    ]
+    report = _report(ambiguous, None, language=language, releases=releases, pull_context=False)
+    markdown = render_markdown(report)
+    check_report(markdown, report)
+    head = markdown[: markdown.index("###")]
+    assert released in head and f"[v0.9.0]({_REPO_URL}/releases/tag/v0.9.0)" in head
+    assert unread in head
+    assert json.loads(render_json(report))["releases"][0]["tag"] == "v0.9.0"
+    for asked in (None, True):
+        quiet = render_markdown(_report(ambiguous, None, language=language, pull_context=asked))
+        assert unread not in quiet and released not in quiet
+
+
+def test_a_release_link_other_than_the_web_is_shown_as_text(ambiguous: Commit):
+    report = _report(ambiguous, None, releases=[Release(tag="v1", url="javascript:alert(1)")])
+    markdown = render_markdown(report)
+    check_report(markdown, report)
+    assert "javascript" not in markdown
+
+
+@pytest.mark.parametrize("payload", params(ALL))
+def test_hostile_pull_request_text_stays_text(ambiguous: Commit, payload: str):
+    """Title, body, labels and a release's tag all carry the payload; every renderer shows only our markup."""
+    pull = _pull(title=payload, body=payload, labels=[payload, "bug"], linked_issues=[3])
+    releases = [Release(tag=payload, url=f"{_REPO_URL}/releases/tag/x")]
+    for language in ("en", "zh"):
+        report = _report(ambiguous, pull, language=language, releases=releases, pull_context=True)
+        check_report(render_markdown(report), report)
