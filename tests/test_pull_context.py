@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from hostile import ALL, params
 from llm_fakes import VERDICT, Server, analyzer, completion
 from markdown_it import MarkdownIt
@@ -23,6 +24,7 @@ from report_checks import check_report
 from repodaily.analyzers.base import pull_request_key
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet, load_conventions
 from repodaily.analyzers.llm.prompts import PULL_REQUEST_BODY_CHARS, Prompts
+from repodaily.cli import main
 from repodaily.context import build_input
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.digest import build_report
@@ -301,3 +303,31 @@ def test_hostile_pull_request_text_stays_text(ambiguous: Commit, payload: str):
     for language in ("en", "zh"):
         report = _report(ambiguous, pull, language=language, releases=releases, pull_context=True)
         check_report(render_markdown(report), report)
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+def test_eval_gives_the_analyzer_the_pull_request_a_label_carries(work_tree: Path, ambiguous: Commit, tmp_path: Path):
+    label: dict[str, Any] = {
+        "sha": ambiguous.sha,
+        "date": "2026-02-09",
+        "type": "perf",
+        "importance": "medium",
+        "security": False,
+        "breaking": False,
+        "user_facing": True,
+    }
+    scores = {}
+    for name, extra in (("alone", {}), ("labelled", {"pull_request": {"number": 42, "labels": ["performance"]}})):
+        labels_file = tmp_path / f"{name}.json"
+        labels_file.write_text(json.dumps([{**label, **extra}]), encoding="utf-8")
+        out = tmp_path / f"{name}.out.json"
+        result = CliRunner().invoke(
+            main,
+            ["eval", str(labels_file), "--repo", str(work_tree), "--name", _REPO, "--json", str(out)],
+            catch_exceptions=False,
+        )
+        assert result.exit_code == 0, result.stderr
+        scores[name] = json.loads(out.read_text(encoding="utf-8"))["scores"]["type"]["accuracy"]
+    assert scores == {"alone": 0.0, "labelled": 1.0}
