@@ -135,6 +135,12 @@ def test_a_repository_maps_its_own_labels_through_its_conventions(ambiguous: Com
         load_conventions({"labels": {"hot_path": {"names": ["hot path"], "type": "speed"}}})
 
 
+def test_labels_a_repository_applies_by_paths_carry_no_evidence_in_its_conventions(ambiguous: Commit):
+    vllm = load_conventions("vllm")  # Mergify labels every pull request touching a benchmark `performance`
+    assert _judge(ambiguous, _pull(labels=["performance"]), conventions=vllm).type != ChangeType.perf
+    assert _judge(ambiguous, _pull(labels=["type: performance"]), conventions=vllm).type == ChangeType.perf
+
+
 def test_the_pull_request_body_is_read_after_its_template_is_dropped(ambiguous: Commit):
     template = (
         "<!-- BREAKING CHANGE: describe what breaks -->\n- [ ] This fixes a security vulnerability\n- [x] Tests added\n"
