@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from hostile import ALL, params
 from llm_fakes import VERDICT, Server, analyzer, completion
 from markdown_it import MarkdownIt
+from message_parts import parsed_parts
 from report_checks import check_report
 
 from repodaily.analyzers.base import pull_request_key
@@ -102,6 +103,23 @@ def test_a_performance_label_decides_a_commit_whose_title_and_diff_are_ambiguous
     assert labelled.type == ChangeType.perf
     assert "pull-request label `Performance`" in labelled.importance_reason
     assert "labels.perf" in _fired(ambiguous, _pull(labels=["Performance"]))
+
+
+@pytest.mark.parametrize(
+    ("title", "label", "alone", "labelled"),
+    [
+        # A label outweighs one title tag, or one title pattern ...
+        ("[Perf] Sort the batch by identity", "bug", ChangeType.perf, ChangeType.fix),
+        ("Handle the batch order by identity", "performance", ChangeType.fix, ChangeType.perf),
+        # ... not a Conventional Commits type and a verb that agree.
+        ("perf: speed up sorting the batch", "bug", ChangeType.perf, ChangeType.perf),
+    ],
+)
+def test_a_label_weighs_more_than_a_title_word_and_less_than_a_title_agreeing_with_itself(
+    ambiguous: Commit, title: str, label: str, alone: ChangeType, labelled: ChangeType
+):
+    retitled = ambiguous.model_copy(update=parsed_parts(title))
+    assert (_judge(retitled).type, _judge(retitled, _pull(labels=[label])).type) == (alone, labelled)
 
 
 def test_a_breaking_label_flags_the_change_breaking(ambiguous: Commit):

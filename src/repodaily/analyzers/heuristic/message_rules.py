@@ -47,7 +47,7 @@ class LabelRule(Strict):
 
     names: list[str] = Field(min_length=1)
     type: ChangeType | None = None
-    weight: float = Field(default=2.5, ge=0)
+    weight: float = Field(default=3.5, ge=0)
     signal: Literal["breaking", "security"] | None = None
 
 
