@@ -399,12 +399,20 @@ def element_problems(element: Element, allowed_href: Callable[[str], bool]) -> l
 def markup_problems(html: dict[str, HtmlReader], report: DailyReport) -> list[str]:
     """HTML, links and images that no template wrote, in what each renderer made of the report.
 
-    Our templates link only to the report's commit and PR pages and to ``#``
-    fragments (TOC, commit references), and write raw HTML only as ``<sub>``,
-    ``<br>`` and ``<a id="c-…"></a>``. Every renderer must find the same
-    number of links: one that finds more has made a link out of text.
+    Our templates link only to the report's commit and PR pages, the issues a
+    pull request closes, the day's releases and to ``#`` fragments (TOC, commit
+    references), and write raw HTML only as ``<sub>``, ``<br>`` and
+    ``<a id="c-…"></a>``. Every renderer must find the same number of links: one
+    that finds more has made a link out of text.
     """
     urls = {unquote(address) for commit in report.commits for address in (commit.url, commit.pr_url) if address}
+    urls |= {unquote(release.url) for release in report.releases if release.url}
+    urls |= {
+        f"{report.repo_url}/issues/{number}"
+        for commit in report.commits
+        if commit.pull_request and report.repo_url
+        for number in commit.pull_request.linked_issues
+    }
 
     def allowed(href: str) -> bool:
         return href.startswith("#") or href in urls

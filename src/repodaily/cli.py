@@ -465,11 +465,13 @@ def evaluate_labels(
     LABELS is a JSON array or JSON Lines of objects with `sha`, `date`
     (YYYY-MM-DD in the timezone), `type`, `importance`, `security`,
     `breaking`, `user_facing` and optionally `key_paths`, `title`,
-    `confidence`. The commits are read and analysed exactly as reports do
-    (same analyzer, context budget and cache). Labelled SHAs not found in the
-    history are listed and left out of the figures. Exit code 0 whatever the
-    scores; 1 when some analyses fell back, so the figures are not all the
-    analyzer's own.
+    `confidence` and `pull_request` (the commit's pull request: `number`,
+    `labels`, `title`, `body`, `linked_issues`; the analyzer reads it). The
+    commits are read and analysed exactly as reports do (same analyzer,
+    context budget and cache). Labelled SHAs not found in the history are
+    listed and left out of the figures. Exit code 0 whatever the scores; 1
+    when some analyses fell back, so the figures are not all the analyzer's
+    own.
 
     \b
     Example:

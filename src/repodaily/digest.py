@@ -10,7 +10,7 @@ together. It reads what the source parsed out of each message
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Literal
 
@@ -23,6 +23,8 @@ from repodaily.models import (
     DayLink,
     Highlight,
     Importance,
+    PullRequest,
+    Release,
     ReportCommit,
     RunInfo,
     Stats,
@@ -33,8 +35,10 @@ def _github_web_url(repo_url: str | None) -> str | None:
     return repo_url.rstrip("/") if repo_url else None
 
 
-def _report_commit(commit: Commit, analysis: Analysis, web_url: str | None) -> ReportCommit:
-    pr = commit.pr_number
+def _report_commit(
+    commit: Commit, analysis: Analysis, web_url: str | None, pull_request: PullRequest | None
+) -> ReportCommit:
+    pr = commit.pr_number or (pull_request.number if pull_request else None)
     return ReportCommit(
         sha=commit.sha,
         short_sha=commit.short_sha,
@@ -44,7 +48,8 @@ def _report_commit(commit: Commit, analysis: Analysis, web_url: str | None) -> R
         subject=commit.subject,
         message_lines=commit.headline_lines,
         pr_number=pr,
-        pr_url=f"{web_url}/pull/{pr}" if web_url and pr else None,
+        pr_url=(pull_request.url if pull_request else None) or (f"{web_url}/pull/{pr}" if web_url and pr else None),
+        pull_request=pull_request,
         encoding_issues=commit.encoding_issues,
         missing_files=[f.path for f in commit.files if f.content_missing],
         date_issues=commit.date_issues,
@@ -115,15 +120,21 @@ def build_report(
     analyses: dict[str, Analysis],
     run: RunInfo,
     highlights: Sequence[Highlight] = (),
+    pull_requests: Mapping[str, PullRequest] | None = None,
+    releases: Sequence[Release] = (),
+    pull_context: bool | None = None,
 ) -> DailyReport:
     """One report: ``commits`` newest first, each with its analysis from ``analyses``.
 
     Its highlights are the commits :func:`select_highlights` picks, then the
-    points the analyzer wrote over the day (``highlights``), if any.
+    points the analyzer wrote over the day (``highlights``), if any. A commit
+    whose SHA ``pull_requests`` maps shows that pull request; ``releases`` and
+    ``pull_context`` (whether pull requests were read) are the report's as given.
     """
     web_url = _github_web_url(repo_url)
     ordered = [analyses[c.sha] for c in commits]
-    report_commits = [_report_commit(c, analyses[c.sha], web_url) for c in commits]
+    pulls = pull_requests or {}
+    report_commits = [_report_commit(c, analyses[c.sha], web_url, pulls.get(c.sha)) for c in commits]
     return DailyReport(
         repo=repo,
         repo_url=web_url,
@@ -134,5 +145,7 @@ def build_report(
         stats=_stats(commits, ordered),
         links=_revert_links(commits) + _series_links(commits),
         highlights=[*select_highlights(report_commits), *highlights],
+        releases=list(releases),
+        pull_context=pull_context,
         run=run,
     )

@@ -477,6 +477,9 @@ class ReportCommit(_Model):
     message_lines: list[str]
     pr_number: int | None = None
     pr_url: str | None = None
+    pull_request: PullRequest | None = Field(
+        default=None, description="The pull request that merged the commit, when a context source found one."
+    )
     encoding_issues: list[str] = Field(default_factory=list)
     missing_files: list[str] = Field(
         default_factory=list,

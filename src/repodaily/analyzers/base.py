@@ -13,6 +13,15 @@ language and title tags: :class:`~repodaily.models.RepositoryContext`) says so
 carries it, and the analyzer's analyses are keyed by
 :meth:`Analyzer.fingerprint_for` that context. The others are never given one.
 
+An input may also carry the pull request its commit came from
+(:attr:`AnalysisInput.pull_request <repodaily.models.AnalysisInput.pull_request>`),
+when a context source found one. What the built-in analyzers read of it differs
+from nothing, so the cache key of a commit's analysis is
+``fingerprint_for(repository) + pull_request_key(pull_request)``
+(:meth:`Analyzer.analysis_key`, :func:`pull_request_key`): an analysis made
+without the pull request is made again once it is known, and one made with it
+again when what it says changes. An analysis' ``Provenance.analyzer`` is that key.
+
 Analyzers that ask a remote model may also offer the batch form
 (:class:`BatchAnalyzer`): the request for a commit built, and its reply parsed,
 apart from sending it, so a provider's batch API or an offline ``run-batch`` can
@@ -22,12 +31,27 @@ carry the requests.
 from __future__ import annotations
 
 import abc
+import json
 from typing import Any, Protocol, runtime_checkable
 
-from repodaily.models import Analysis, AnalysisInput, Highlight, RepositoryContext, Usage
+from repodaily.digests import digest
+from repodaily.models import Analysis, AnalysisInput, Highlight, PullRequest, RepositoryContext, Usage
 from repodaily.paths import PathTable
 
-__all__ = ["Analyzer", "BatchAnalyzer"]
+__all__ = ["Analyzer", "BatchAnalyzer", "pull_request_key"]
+
+
+def pull_request_key(pull_request: PullRequest | None) -> str:
+    """The cache key's suffix for a commit's pull request: empty without one, else ``/pr<hash>``.
+
+    The hash covers what analyzers read of it (number, title, body, labels,
+    linked issues), so an analysis is redone when the pull request becomes known
+    or its text changes, and kept when only its metadata (merge time, author) does.
+    """
+    if pull_request is None:
+        return ""
+    read = pull_request.model_dump(include={"number", "title", "body", "labels", "linked_issues"}, mode="json")
+    return f"/pr{digest({'pull_request': json.dumps(read, sort_keys=True, ensure_ascii=False)})}"
 
 
 class Analyzer(abc.ABC):
@@ -63,6 +87,14 @@ class Analyzer(abc.ABC):
         context it reads the same is served from the cache.
         """
         return self.fingerprint
+
+    def analysis_key(self, repository: RepositoryContext | None, pull_request: PullRequest | None) -> str:
+        """The cache key of an analysis of an input carrying ``repository`` and ``pull_request``.
+
+        :meth:`fingerprint_for` the repository, then :func:`pull_request_key`; analyzers
+        write it as their analyses' ``Provenance.analyzer``, under which the store keeps them.
+        """
+        return self.fingerprint_for(repository) + pull_request_key(pull_request)
 
     @property
     def prompt_version(self) -> str | None:

@@ -3,7 +3,10 @@
 A labels file is a JSON array of objects or JSON Lines (one object a line).
 Each object names a commit by its SHA (full or a prefix of at least seven hex
 digits) and the day it landed in the report timezone, and gives the rubric's
-verdicts. Keys the evaluation does not use (``reason``, ``summary_en``, …) are
+verdicts; an optional ``pull_request`` object (the fields of
+:class:`~repodaily.models.PullRequest`: ``number``, ``title``, ``body``,
+``labels``, ``linked_issues``, …) is what a context source would have found for
+the commit, and the analyzer reads it. Keys the evaluation does not use (``reason``, ``summary_en``, …) are
 allowed and ignored, so the same file can carry the annotator's notes.
 
 A bad file is the user's to fix, so every problem is one line naming the file
@@ -21,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from repodaily.errors import ConfigError
-from repodaily.models import ChangeType, Importance
+from repodaily.models import ChangeType, Importance, PullRequest
 
 __all__ = ["GoldLabel", "load_labels"]
 
@@ -41,6 +44,9 @@ class GoldLabel(BaseModel):
     key_paths: list[str] = Field(default_factory=list, description="The files that matter most, most important first.")
     title: str = ""
     confidence: str | None = Field(default=None, description="How sure the annotator was, e.g. 'sure' or 'unsure'.")
+    pull_request: PullRequest | None = Field(
+        default=None, description="The pull request the commit came from, given to the analyzer as a report would."
+    )
 
     @field_validator("sha")
     @classmethod

@@ -6,12 +6,14 @@ diffs and the labelled commits, not the span), and analysed by
 :meth:`Pipeline.analyze`, day by day with each day's repository context, with the
 configured analyzer, context budget and store cache. So a figure here describes
 exactly the analyses a report would show, and a second evaluation of the same set
-costs no analysis.
+costs no analysis. A commit whose label carries its pull request is analysed with
+it (:func:`_with_pull_requests`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 
 from pydantic import BaseModel, Field
@@ -26,7 +28,7 @@ from repodaily.evaluation.metrics import (
     disagreements,
     score,
 )
-from repodaily.models import Analysis, AnalysisStatus, Commit, RepositoryContext
+from repodaily.models import Analysis, AnalysisStatus, Commit, PullRequest, RepositoryContext
 from repodaily.pipeline import Pipeline
 
 __all__ = ["EvalRun", "evaluate"]
@@ -72,6 +74,33 @@ def _match(
     return pairs, missing
 
 
+async def _with_pull_requests(
+    pipeline: Pipeline,
+    repo: str,
+    commits: Sequence[Commit],
+    repository: RepositoryContext | None,
+    pulls: Mapping[str, PullRequest],
+) -> dict[str, Analysis]:
+    """Analyses of ``commits``, each input carrying the pull request its label gives.
+
+    :meth:`Pipeline.analyze` takes commits alone, so each input is planned as it
+    plans one (its ``_input``: the analyzer's budget, parts and path table) and the
+    pull request attached. They are made afresh, not cached, and an analyzer's
+    failure is the evaluation's: a labelled set small enough to carry pull requests
+    by hand is cheap to judge again.
+    """
+    analyzer, _ = pipeline.analyzers_for(repo)
+    semaphore = asyncio.Semaphore(pipeline.config.analyzer.concurrency)
+
+    async def one(commit: Commit) -> Analysis:
+        item = pipeline._input(repo, commit, analyzer, repository)
+        async with semaphore:
+            return await analyzer.analyze(item.model_copy(update={"pull_request": pulls[commit.sha]}))
+
+    judged = await asyncio.gather(*(one(commit) for commit in commits))
+    return {commit.sha: analysis for commit, analysis in zip(commits, judged, strict=True)}
+
+
 async def evaluate(
     pipeline: Pipeline, repository: RepoConfig, labels: Sequence[GoldLabel], *, labels_file: str
 ) -> EvalRun:
@@ -92,14 +121,17 @@ async def evaluate(
             told.setdefault(context.model_dump_json() if context else "", (context, []))[1].extend(chosen)
     found, missing = _match(labels, [commit for _, chosen in told.values() for commit in chosen], labels_file)
     matched = {commit.sha for _, commit in found}
+    pulls = {commit.sha: label.pull_request for label, commit in found if label.pull_request is not None}
     analyses: dict[str, Analysis] = {}
     cached: set[str] = set()
     try:
         for context, chosen in told.values():
-            group = [commit for commit in chosen if commit.sha in matched]
+            group = [commit for commit in chosen if commit.sha in matched and commit.sha not in pulls]
             group_analyses, group_cached = await pipeline.analyze(repo, group, repository=context)
             analyses.update(group_analyses)
             cached |= group_cached
+            pulled = [commit for commit in chosen if commit.sha in pulls]
+            analyses.update(await _with_pull_requests(pipeline, repo, pulled, context, pulls))
     finally:
         await pipeline.aclose()
     judged = [JudgedCommit(sha=c.sha, title=c.subject, label=label, analysis=analyses[c.sha]) for label, c in found]

@@ -25,6 +25,9 @@ class Labels:
     prompt_version: str
     degraded_banner: str
     incomplete_banner: str
+    released: str
+    prerelease: str
+    no_pull_context: str
     empty_day: str
     highlights: str
     no_highlights: str
@@ -41,6 +44,9 @@ class Labels:
     toc: str
     group_heading: str
     view_commit: str
+    pull_title: str
+    pull_labels: str
+    linked_issues: str
     type: str
     secondary_types: str
     importance: str
@@ -85,6 +91,9 @@ ZH = Labels(
     prompt_version="（提示词 {version}）",
     degraded_banner="⚠️ {n} 个提交的模型分析失败，已改用启发式分析（见各提交的标注）。",
     incomplete_banner="❗ 仓库缺少 {n} 个提交的部分文件内容（对象缺失），这些文件只按文件名判断（见各提交的标注）。",
+    released="🚀 今日发布：{releases}",
+    prerelease="（预发布）",
+    no_pull_context="ℹ️ 未能读取拉取请求（PR）信息：本报告的分析没有参考 PR 的标题、标签和描述。",
     empty_day="本日无提交。",
     highlights="📌 今日要点",
     no_highlights="今日没有破坏性、安全、默认值、新增、发布或高重要度的变更。",
@@ -101,6 +110,9 @@ ZH = Labels(
     toc="📋 目录",
     group_heading="{emoji} {name}重要度变更 ({n})",
     view_commit="查看提交",
+    pull_title="PR 标题",
+    pull_labels="标签",
+    linked_issues="关联 issue",
     type="🎯 变更类型",
     secondary_types="（另：{types}）",
     importance="⚡ 重要程度",
@@ -184,6 +196,12 @@ EN = Labels(
         "❗ The repository lacks file contents of {n} commit{s} (missing objects); "
         "those files were judged by name only (marked below)."
     ),
+    released="🚀 Released today: {releases}",
+    prerelease=" (pre-release)",
+    no_pull_context=(
+        "ℹ️ Pull-request context could not be read: this report's analyses are made without PR titles, "
+        "labels and descriptions."
+    ),
     empty_day="No commits on this day.",
     highlights="📌 Highlights",
     no_highlights="No breaking, security, default, new, release or high-importance change on this day.",
@@ -200,6 +218,9 @@ EN = Labels(
     toc="📋 Contents",
     group_heading="{emoji} {name} importance ({n})",
     view_commit="View commit",
+    pull_title="PR title",
+    pull_labels="Labels",
+    linked_issues="Closes",
     type="🎯 Type",
     secondary_types=" (also: {types})",
     importance="⚡ Importance",

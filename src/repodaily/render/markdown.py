@@ -10,6 +10,7 @@ order in mind.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -22,6 +23,7 @@ from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
 from repodaily.render.text import plain_text
 
 REPORT_TEMPLATE = "report.md.j2"
+_PULL_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,23 @@ class ImportanceGroup:
 def commit_title(commit: ReportCommit) -> str:
     """The heading of a commit's section: its subject, or its short SHA when the subject is blank."""
     return commit.subject if commit.subject.strip() else commit.short_sha
+
+
+def pull_title(commit: ReportCommit) -> str:
+    """The title of the commit's pull request when it says something its subject does not; else empty.
+
+    A squash merge's subject is the pull request's title with ``(#N)`` after it, so
+    that suffix, case and spacing do not make a difference.
+    """
+    if commit.pull_request is None:
+        return ""
+    title = commit.pull_request.title.strip()
+    subject = _PULL_SUFFIX.sub("", commit.subject)
+    return title if _words(title) != _words(subject) else ""
+
+
+def _words(text: str) -> str:
+    return " ".join(text.casefold().split())
 
 
 def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -> str:
@@ -57,6 +76,7 @@ def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -
             importance_emoji=IMPORTANCE_EMOJI,
             commit_index={commit.short_sha: commit for commit in report.commits},
             commit_title=commit_title,
+            pull_title=pull_title,
         )
     except Exception as error:  # a user's template can raise anything Python can
         raise template_error(error, REPORT_TEMPLATE) from error

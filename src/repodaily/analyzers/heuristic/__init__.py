@@ -5,13 +5,14 @@ fallback when one fails, so it reads nothing but the :class:`AnalysisInput`,
 does pure CPU work and has no failure mode of its own. What it knows lives in
 ``rules.toml`` (:class:`~repodaily.analyzers.heuristic.rules.RuleSet`); this
 package gathers evidence generically (title tags, Conventional Commits, title
-patterns, path classes, dependency versions, removed definitions, changelog
-entries, the patch itself), weighs it, and writes the judgement in the report's
+patterns, the labels and body of the pull request a commit came from, path
+classes, dependency versions, removed definitions, changelog entries, the patch
+itself), weighs it, and writes the judgement in the report's
 language from that table's sentences.
 
 One module a step, each importing only the ones before it: ``base``,
 ``message_rules``, ``diff_rules``, ``idiom_rules``, ``sentences`` and ``rules`` model the table,
-``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
+``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``, ``pull``,
 ``files``, ``patch``, ``surface``, ``idioms`` and ``changelog`` read a commit; ``decide`` judges it and
 ``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
@@ -30,6 +31,7 @@ from repodaily.analyzers.heuristic.evidence import Evidence, read_message
 from repodaily.analyzers.heuristic.files import Files, impact_scope, read_files
 from repodaily.analyzers.heuristic.idioms import weigh_idioms
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
+from repodaily.analyzers.heuristic.pull import read_pull_request
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
@@ -102,6 +104,8 @@ class HeuristicAnalyzer(Analyzer):
         evidence = (
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
         )
+        if item.pull_request is not None and not message.sync_merge:
+            read_pull_request(evidence, item.pull_request, self.rules, self._writer.m)
         weigh_surface(evidence, surface, self.rules)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
@@ -137,7 +141,8 @@ class HeuristicAnalyzer(Analyzer):
             risks=risks,
             recommendations=writer.recommendations(judgement, evidence, surface),
         )
-        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint), surface)
+        provenance = Provenance(coverage=item.receipt, analyzer=self.analysis_key(item.repository, item.pull_request))
+        return Analysis.of(verdict, provenance, surface)
 
 
 @dataclass(frozen=True)

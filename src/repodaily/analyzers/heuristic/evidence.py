@@ -133,9 +133,10 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
     return evidence
 
 
-def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], quote: str) -> None:
+def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], quote: str, trust: float = 1.0) -> None:
+    """Cast ``rule``'s vote, cap and signal for ``match``; the vote weighs ``trust`` of the rule's weight."""
     cite = quote.format(text=match.group(0).strip())
-    evidence.vote(rule.type, rule.weight, cite)
+    evidence.vote(rule.type, rule.weight * trust, cite)
     if rule.max_importance is not None:
         evidence.caps.append((rule.max_importance, cite))
     if rule.signal is not None:

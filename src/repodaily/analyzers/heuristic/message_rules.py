@@ -1,4 +1,4 @@
-"""Rule sections that read words: title tags, Conventional Commits, patterns, merge titles, changelogs.
+"""Rule sections that read words: title tags, Conventional Commits, patterns, merge titles, changelogs, PR labels.
 
 Each is a section of the heuristic rule table (``rules.toml``); the whole table
 is :class:`~repodaily.analyzers.heuristic.rules.RuleSet`.
@@ -15,7 +15,17 @@ from pydantic import Field, field_validator
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes, normalise_tag
 from repodaily.models import ChangeType, Importance
 
-__all__ = ["ChangelogRules", "ConventionalRules", "MergeRules", "PatternRule", "SectionRule", "Signal", "TagRule"]
+__all__ = [
+    "ChangelogRules",
+    "ConventionalRules",
+    "LabelRule",
+    "MergeRules",
+    "PatternRule",
+    "PullRequestRules",
+    "SectionRule",
+    "Signal",
+    "TagRule",
+]
 
 Signal = Literal["security", "breaking", "default_change", "severe", "narrow", "release", "measured"]
 
@@ -30,6 +40,26 @@ class TagRule(Strict):
     max_importance: Importance | None = None
     user_facing: bool | None = None
     security: bool = False
+
+
+class LabelRule(Strict):
+    """What a label on the commit's pull request tells: a maintainer's triage, trusted above the title's words."""
+
+    names: list[str] = Field(min_length=1)
+    type: ChangeType | None = None
+    weight: float = Field(default=3.5, ge=0)
+    signal: Literal["breaking", "security"] | None = None
+
+
+class PullRequestRules(Strict):
+    """How the pull request's own text counts beside the commit's."""
+
+    body_trust: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="The share of a body pattern's weight the pull request's body casts: templates, checklists.",
+    )
 
 
 class ConventionalRules(Strict):

@@ -40,8 +40,10 @@ from repodaily.analyzers.heuristic.idiom_rules import SecurityIdiom
 from repodaily.analyzers.heuristic.message_rules import (
     ChangelogRules,
     ConventionalRules,
+    LabelRule,
     MergeRules,
     PatternRule,
+    PullRequestRules,
     TagRule,
 )
 from repodaily.analyzers.heuristic.sentences import Messages
@@ -90,6 +92,8 @@ class RuleSet(Strict):
     tags: dict[str, TagRule] = Field(default_factory=dict)
     conventional: ConventionalRules
     patterns: dict[str, PatternRule] = Field(default_factory=dict)
+    labels: dict[str, LabelRule] = Field(default_factory=dict)
+    pull_request: PullRequestRules = Field(default_factory=PullRequestRules)
     paths: dict[str, PathClassRules] = Field(default_factory=dict)
     core: CoreRules = Field(default_factory=CoreRules)
     dependencies: DependencyRules
@@ -163,6 +167,15 @@ class RuleSet(Strict):
             if rule is not None and rule not in found:
                 found.append(rule)
         return found
+
+    @cached_property
+    def _label_index(self) -> dict[str, tuple[str, LabelRule]]:
+        # Later tables win, as for tags: a repository's row can take a label over from a packaged one.
+        return {normalise_tag(name): (key, rule) for key, rule in self.labels.items() for name in rule.names}
+
+    def lookup_label(self, label: str) -> tuple[str, LabelRule] | None:
+        """The ``[labels]`` row (its key, its rule) naming a pull-request label, read as a tag is read."""
+        return self._label_index.get(normalise_tag(label))
 
     @cached_property
     def path_table(self) -> PathTable:

@@ -108,6 +108,7 @@ class Messages(Strict):
     evidence_breaking_footer: str
     evidence_bang: str
     evidence_match: str
+    evidence_label: str
     rec_breaking_names: str
     rec_breaking: str
     rec_security: str

@@ -201,7 +201,7 @@ class LLMAnalyzer(Analyzer):
         """``verdict`` as ``client``'s model answered it for ``item``, at its depth."""
         provenance = Provenance(
             coverage=item.receipt,
-            analyzer=self.fingerprint_for(item.repository),
+            analyzer=self.analysis_key(item.repository, item.pull_request),
             model=client.settings.model,
             usage=usage,
         )

@@ -8,7 +8,15 @@ and repositories. A commit's user message opens with its repository's context
 (:meth:`Prompts.repository`), the same for every commit of a repository's day,
 so the cached prefix runs on through it; the commit's own data comes last.
 
-Commit and repository text is untrusted: the prompts declare it data, and every
+A commit's pull request, when the input carries one, follows its message and
+precedes its diff: number, labels, linked issues, title and description. The
+context stage's budget counts diff text only, so the pull request's text is held
+to a bound of its own (:class:`PullText`: the description's first
+:data:`PULL_REQUEST_BODY_CHARS` characters, the first labels and issues); with the
+message it is the prompt around the diff, which the fitting to a model's window
+counts (:mod:`.fit`).
+
+Commit, pull-request and repository text is untrusted: the prompts declare it data, and every
 piece of it sits in a fence the text itself cannot close (:func:`fence`), or in
 an inline code span that cannot be broken (:func:`code`), so an instruction
 inside a commit message, a diff or a repository's description has nowhere to
@@ -36,9 +44,24 @@ from repodaily.analyzers.llm import schema
 from repodaily.analyzers.llm.client import Message
 from repodaily.analyzers.llm.schema import ChunkSummary, HighlightsReply, LLMVerdict, json_schema
 from repodaily.digests import digest, package_file, package_tree
-from repodaily.models import Analysis, AnalysisInput, ContextFile, RepositoryContext
+from repodaily.models import Analysis, AnalysisInput, ContextFile, PullRequest, RepositoryContext
 
-__all__ = ["ChunkNote", "HighlightEntry", "Prompts", "code", "fence", "prompt_digest"]
+__all__ = [
+    "PULL_REQUEST_BODY_CHARS",
+    "ChunkNote",
+    "HighlightEntry",
+    "Prompts",
+    "PullText",
+    "code",
+    "fence",
+    "prompt_digest",
+]
+
+#: The characters of a pull request's description a prompt carries: about 400 tokens of English, a template's worth.
+PULL_REQUEST_BODY_CHARS = 1500
+#: The labels and linked issues a prompt names: more is noise, and each costs tokens.
+_MAX_LABELS = 20
+_MAX_ISSUES = 10
 
 _BACKTICK_RUN = re.compile(r"`+")
 
@@ -118,6 +141,32 @@ class HighlightEntry:
     analysis: Analysis
 
 
+@dataclass(frozen=True)
+class PullText:
+    """What a prompt shows of a commit's pull request: its text held to the bounds above."""
+
+    number: int
+    title: str
+    body: str
+    body_clipped: bool
+    labels: list[str]
+    linked_issues: list[int]
+
+    @classmethod
+    def of(cls, pull_request: PullRequest | None) -> PullText | None:
+        if pull_request is None:
+            return None
+        body = pull_request.body.strip()
+        return cls(
+            number=pull_request.number,
+            title=pull_request.title.strip(),
+            body=body[:PULL_REQUEST_BODY_CHARS],
+            body_clipped=len(body) > PULL_REQUEST_BODY_CHARS,
+            labels=pull_request.labels[:_MAX_LABELS],
+            linked_issues=pull_request.linked_issues[:_MAX_ISSUES],
+        )
+
+
 def _schema_text(model: type[BaseModel]) -> str:
     return json.dumps(json_schema(model, strict=False), ensure_ascii=False, separators=(",", ":"))
 
@@ -142,12 +191,14 @@ class Prompts:
         self, item: AnalysisInput, files: Sequence[ContextFile], notes: Sequence[ChunkNote] = ()
     ) -> list[Message]:
         """Judge ``item``, reading the texts of ``files`` and, for a big commit, the summaries of its parts."""
-        user = _render(self._analyze.user, item, _message(item), list(files), list(notes))
+        user = _render(
+            self._analyze.user, item, _message(item), PullText.of(item.pull_request), list(files), list(notes)
+        )
         return _messages(self._analyze_system, self._after_repository(item, user))
 
     def chunk(self, item: AnalysisInput, files: Sequence[ContextFile], part: int, parts: int) -> list[Message]:
         """Summarise part ``part`` (1-based) of ``parts`` of a big commit's diff."""
-        user = _render(self._chunk.user, item, _message(item), list(files), part, parts)
+        user = _render(self._chunk.user, item, _message(item), PullText.of(item.pull_request), list(files), part, parts)
         return _messages(self._chunk_system, self._after_repository(item, user))
 
     def repository(self, repository: RepositoryContext | None) -> str:
