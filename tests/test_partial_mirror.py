@@ -1,17 +1,23 @@
 """URL repositories mirrored blobless: the same commits and diffs as the repository itself, fewer bytes.
 
 Each test serves a real bare repository over ``file://`` (git's own transport,
-``git upload-pack`` on the other end) with or without ``uploadpack.allowFilter``.
+``git upload-pack`` on the other end) with or without ``uploadpack.allowFilter``,
+or over HTTP on loopback through ``git http-backend`` behind a password.
 Requests to it are counted by pointing the mirror's ``origin`` at a wrapper of
 ``git upload-pack`` that notes each call.
 """
 
 from __future__ import annotations
 
+import base64
 import logging
 import shutil
 import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -68,6 +74,65 @@ def serve(repo: RepoBuilder, path: Path, *, allow_filter: bool) -> str:
     subprocess.run(["git", "clone", "-q", "--bare", str(repo.path), str(path)], check=True)
     git(path, "config", "uploadpack.allowFilter", str(allow_filter).lower())
     return path.as_uri()
+
+
+@contextmanager
+def served_over_http(root: Path, user: str, password: str) -> Iterator[str]:
+    """The bare repositories under ``root`` over HTTP on loopback, for ``user`` and ``password`` only; host:port."""
+    expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    class GitHttp(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self._serve()
+
+        def do_POST(self) -> None:
+            self._serve()
+
+        def _serve(self) -> None:
+            if self.headers.get("Authorization") != expected:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="git"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            path, _, query = self.path.partition("?")
+            cgi = {
+                "GIT_PROJECT_ROOT": str(root),
+                "GIT_HTTP_EXPORT_ALL": "1",
+                "PATH_INFO": path,
+                "QUERY_STRING": query,
+                "REQUEST_METHOD": self.command,
+                "REMOTE_USER": user,
+                "CONTENT_TYPE": self.headers.get("Content-Type") or "",
+                "CONTENT_LENGTH": str(len(body)),
+                "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding") or "",
+                "GIT_PROTOCOL": self.headers.get("Git-Protocol") or "",
+            }
+            output = subprocess.run(["git", "http-backend"], input=body, env=cgi, capture_output=True).stdout
+            head, _, payload = output.partition(b"\r\n\r\n")
+            fields = [line.decode().split(": ", 1) for line in head.split(b"\r\n") if line]
+            status = next((int(value.split()[0]) for name, value in fields if name.lower() == "status"), 200)
+            self.send_response(status)
+            for name, value in fields:
+                if name.lower() != "status":
+                    self.send_header(name, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass  # keep the test output to the test's own
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), GitHttp)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
 
 
 def count_requests(mirror: GitRepository, tmp_path: Path) -> Path:
@@ -224,3 +289,35 @@ def test_blobs_that_cannot_be_fetched_leave_their_files_marked_missing(
     assert first[1].files[-1].patch.startswith("@@ -0,0 +1,40 @@\n+line 0\n")
     [warning] = caplog.records
     assert warning.getMessage().startswith(f"cannot fetch 3 file contents from {mirror.remote_url}: fatal:")
+
+
+def test_a_rename_whose_blobs_cannot_be_fetched_is_listed_as_missing(
+    upstream: RepoBuilder, tmp_path: Path, cache: Path
+) -> None:
+    served = tmp_path / "served.git"
+    mirror = open_repository(serve(upstream, served, allow_filter=True), cache_dir=cache)
+    shutil.rmtree(served)
+
+    moved = collect_commits(mirror, *DAYS[1])[-1]
+
+    assert moved.subject == "[Refactor] Move the scheduler (#12)"
+    assert [(f.path, f.status, f.content_missing) for f in moved.files] == [
+        ("src/sched/core.py", "added", True),
+        ("src/scheduler.py", "deleted", True),
+    ]
+
+
+def test_a_password_in_the_url_fetches_the_blobs_and_never_reaches_the_mirror(
+    upstream: RepoBuilder, tmp_path: Path, cache: Path
+) -> None:
+    serve(upstream, tmp_path / "served.git", allow_filter=True)
+
+    with served_over_http(tmp_path, "alice", "s3cret-token") as host:
+        mirror = open_repository(f"http://alice:s3cret-token@{host}/served.git", cache_dir=cache)
+        commits = read_all(mirror)
+
+    assert mirror.remote_url == f"http://{host}/served.git"
+    assert len(commits) == 6 and not any(f.content_missing for c in commits for f in c.files)
+    assert "s3cret" not in repr(mirror)
+    stored = [path for path in mirror.git_dir.rglob("*") if path.is_file() and b"s3cret" in path.read_bytes()]
+    assert stored == []

@@ -12,7 +12,7 @@ from repodaily.sources.git.blobs import missing_objects
 from repodaily.sources.git.commits import ParsedCommit, parse_log
 from repodaily.sources.git.patch import FileDraft, parse_files
 from repodaily.sources.git.process import run_git
-from repodaily.sources.git.stream import DIFF_OPTIONS, PATCH_LOG, LineReader
+from repodaily.sources.git.stream import DIFF_OPTIONS, HEADER_LOG, LineReader
 
 _RAW_STATUS = {"A": FileStatus.added, "D": FileStatus.deleted}
 _NULL_OID = re.compile(r"^0+$")
@@ -50,9 +50,10 @@ def commit_by_sha_with_missing_blobs(git_dir: Path, sha: str, max_patch_bytes: i
     """:func:`commit_with_missing_blobs` for a commit git printed nothing of: its header is read alone.
 
     git fetches what a diff lacks from a partial clone's remote before it prints the
-    commit, so when that fetch fails, git dies with none of the commit printed.
+    commit (renames are found by comparing contents), so when that fetch fails, git
+    dies with none of the commit printed.
     """
-    headers = run_git([*PATCH_LOG, "--no-patch"], git_dir=git_dir, stdin=f"{sha}\n".encode("ascii"))
+    headers = run_git(HEADER_LOG, git_dir=git_dir, stdin=f"{sha}\n".encode("ascii"))
     lines = LineReader(io.BytesIO(headers.stdout), max_patch_bytes)
     parsed = next(parse_log(lines, max_patch_bytes), None)
     return None if parsed is None else commit_with_missing_blobs(git_dir, parsed, max_patch_bytes)
