@@ -10,7 +10,7 @@ gets). For each mirror, on an empty cache directory:
   window   collect_commits over the 30 days ending that day; the blobless mirror
            first fetches the window's blobs, one request per 200 commits
   again    the same window once more: every blob it needs is in the mirror now
-  after    `du` of the mirror once the window has been read
+  after    `du` of the mirror once the window has been read, and the blobs it holds
   day      collect_commits over the window's last day alone, on a second fresh
            mirror: what a daily run reads
 
@@ -69,6 +69,12 @@ def _disk(path: Path) -> int:
     )
 
 
+def _blobs(git_dir: Path) -> int:
+    """How many blobs the repository holds (listing what is there fetches nothing)."""
+    listing = _git(git_dir, "cat-file", "--batch-all-objects", "--batch-check=%(objecttype)")
+    return listing.split().count("blob")
+
+
 def _round(url: str, cache: Path, window: Window, day: Window, branch: str) -> tuple[dict[str, float], list[Commit]]:
     """Clone, read the window, read it again; the day on a mirror of its own: seconds and bytes, and the commits."""
     started = time.perf_counter()
@@ -81,6 +87,7 @@ def _round(url: str, cache: Path, window: Window, day: Window, branch: str) -> t
     collect_commits(mirror, *window)
     figures["again_s"] = time.perf_counter() - started
     figures["after_bytes"] = _disk(mirror.git_dir)
+    figures["after_blobs"] = _blobs(mirror.git_dir)
     daily = open_repository(url, cache_dir=cache / "day", branch=branch)
     started = time.perf_counter()
     collect_commits(daily, *day)
@@ -123,12 +130,13 @@ def main() -> int:
     print(f"{len(read['full'])} commits, {window[0].date()} .. {last} ({day_commits} on {last}), tip {tip[:12]}")
     print("the commits read through both mirrors are identical")
     print(
-        f"{'mirror':<9} {'clone s':>8} {'clone MiB':>10} {'window s':>9} {'again s':>8} {'after MiB':>10} {'day s':>6}"
+        f"{'mirror':<9} {'clone s':>8} {'clone MiB':>10} {'window s':>9} {'again s':>8} {'after MiB':>10} "
+        f"{'blobs':>7} {'day s':>6}"
     )
     for kind, m in medians.items():
         print(
             f"{kind:<9} {m['clone_s']:>8.1f} {m['clone_bytes'] / mib:>10.1f} {m['window_s']:>9.1f} "
-            f"{m['again_s']:>8.1f} {m['after_bytes'] / mib:>10.1f} {m['day_s']:>6.2f}"
+            f"{m['again_s']:>8.1f} {m['after_bytes'] / mib:>10.1f} {m['after_blobs']:>7.0f} {m['day_s']:>6.2f}"
         )
     write_results(
         args.out,
