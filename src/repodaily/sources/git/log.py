@@ -156,7 +156,7 @@ def _after_failure(
     """
     if last is not None:
         rescued = commit_with_missing_blobs(git_dir, last, max_patch_bytes)
-        if rescued is None and more_asked and error is not None:
+        if rescued is None and more_asked:
             return last.commit()
     else:
         rescued = None if error is None else commit_by_sha_with_missing_blobs(git_dir, sha, max_patch_bytes)

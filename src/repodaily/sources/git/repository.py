@@ -119,7 +119,7 @@ def _clone_mirror(url: str, public_url: str, mirror: Path) -> None:
             log.info("%s does not serve partial clones (uploadpack.allowFilter): mirrored in full", public_url)
             for setting in _PARTIAL_SETTINGS:
                 git_text(["config", "--unset", setting], git_dir=staging, failure=f"cannot set up {mirror}")
-        # Keep tokens out of the cache: fetches pass the URL they are given instead.
+        # Keep tokens out of the cache: each fetch points origin at the URL it is given (origin_env).
         git_text(["config", "remote.origin.url", public_url], git_dir=staging, failure=f"cannot set up {mirror}")
         staging.rename(mirror)
     except OSError as exc:
