@@ -1,7 +1,9 @@
 """The git source: a repository location and a time window in, ``list[Commit]`` out.
 
 A location is a local clone (used in place, never modified) or a URL, which is
-mirrored as a bare clone under the cache directory and fetched incrementally.
+mirrored as a blobless partial clone under the cache directory and fetched
+incrementally; the blobs a span's diffs need are fetched in one request per
+few hundred commits.
 
 A span of days is read with a cheap first-parent listing (hashes and committer
 timestamps) that picks the exact commits, then ``git log -p`` over those commits
@@ -16,7 +18,8 @@ replacements and named in ``Commit.encoding_issues`` instead of failing the run.
 Modules, lowest first: ``locations`` (URLs and names), ``process`` (running git),
 ``repository`` (opening a clone or mirror), ``stream`` (the log format and its line
 reader), ``patch`` (files and hunks), ``commits`` (headers, parsed messages),
-``partial`` (commits with absent blobs), ``log`` (the window), ``tree`` (a commit's file names).
+``blobs`` (fetching a mirror's absent blobs), ``partial`` (commits with absent blobs),
+``log`` (the window), ``tree`` (a commit's file names).
 """
 
 from repodaily.sources.git.locations import infer_repo_name, is_url, redact_credentials

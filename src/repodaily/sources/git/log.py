@@ -16,8 +16,9 @@ from pathlib import Path
 
 from repodaily.errors import SourceError
 from repodaily.models import Commit
+from repodaily.sources.git.blobs import fetch_absent_blobs
 from repodaily.sources.git.commits import ParsedCommit, parse_log
-from repodaily.sources.git.partial import commit_with_missing_blobs
+from repodaily.sources.git.partial import commit_by_sha_with_missing_blobs, commit_with_missing_blobs
 from repodaily.sources.git.process import GitProcess
 from repodaily.sources.git.repository import GitRepository, require_branch
 from repodaily.sources.git.stream import PATCH_LOG, LineReader
@@ -68,7 +69,7 @@ def collect_days(
     ref = require_branch(repo.git_dir, repo.branch, str(repo.git_dir))
     buckets = _bucket(_listed(repo.git_dir, ref, windows[0][0], windows[-1][1]), windows)
     ordered = [sha for bucket in buckets for sha in bucket]
-    stream = _stream_commits(repo.git_dir, ordered, max_patch_bytes)
+    stream = _stream_commits(repo, ordered, max_patch_bytes)
     try:
         for index, bucket in enumerate(buckets):
             yield index, [next(stream) for _ in bucket]
@@ -110,17 +111,23 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
     return listed
 
 
-def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Generator[Commit, None, None]:
+def _stream_commits(repo: GitRepository, shas: list[str], max_patch_bytes: int) -> Generator[Commit, None, None]:
     """Every commit of ``shas``, in that order, streamed by ``git log -p``, each as soon as it is read.
 
-    A new git process takes over every :data:`_COMMITS_PER_PROCESS` commits. When
-    git dies inside a commit because blobs are absent (a partial clone that cannot
-    reach its remote, or a damaged repository), that commit is rebuilt without them
-    and the stream resumes after it; any other failure is a SourceError.
+    A new git process takes over every :data:`_COMMITS_PER_PROCESS` commits; a
+    blobless mirror first fetches the blobs those commits' diffs need, in one
+    request. When git dies inside a commit because blobs are absent (a partial
+    clone that cannot reach its remote, or a damaged repository), that commit is
+    rebuilt without them and the stream resumes after it; any other failure is a
+    SourceError.
     """
+    git_dir = repo.git_dir
     done = 0
+    fetching = True  # until a fetch fails: the remote is not tried again for every restart
     while done < len(shas):
-        todo = shas[done : done + _COMMITS_PER_PROCESS]
+        end = min(done + _COMMITS_PER_PROCESS, len(shas))
+        todo = shas[done:end]
+        fetching = fetching and fetch_absent_blobs(repo, todo)
         with GitProcess(PATCH_LOG, git_dir=git_dir, stdin="\n".join(todo).encode("ascii") + b"\n") as git:
             last: ParsedCommit | None = None
             for parsed in parse_log(LineReader(git.stdout, max_patch_bytes), max_patch_bytes):
@@ -131,12 +138,31 @@ def _stream_commits(git_dir: Path, shas: list[str], max_patch_bytes: int) -> Gen
             error = git.error()
         if error is None and last is not None:
             commit = last.commit()
-        elif last is None or (rescued := commit_with_missing_blobs(git_dir, last, max_patch_bytes)) is None:
-            raise SourceError(f"cannot read diffs in {git_dir}: {error or 'git printed no commits'}")
         else:
-            commit = rescued
+            commit = _after_failure(git_dir, last, shas[done], done + 1 < end, max_patch_bytes, error)
         yield _expected(commit, shas[done], git_dir)
         done += 1
+
+
+def _after_failure(
+    git_dir: Path, last: ParsedCommit | None, sha: str, more_asked: bool, max_patch_bytes: int, error: str | None
+) -> Commit:
+    """Commit ``sha`` after git stopped early: rebuilt around the blobs it lacks, or whole.
+
+    git dies inside the diff of a commit whose blob it cannot read, so the last
+    commit printed is that one. But a partial clone fetches a commit's absent blobs
+    before printing it: when that fetch fails, the last commit printed is whole (it
+    lacks nothing), and the next process dies before printing anything.
+    """
+    if last is not None:
+        rescued = commit_with_missing_blobs(git_dir, last, max_patch_bytes)
+        if rescued is None and more_asked:
+            return last.commit()
+    else:
+        rescued = None if error is None else commit_by_sha_with_missing_blobs(git_dir, sha, max_patch_bytes)
+    if rescued is None:
+        raise SourceError(f"cannot read diffs in {git_dir}: {error or 'git printed no commits'}")
+    return rescued
 
 
 def _expected(commit: Commit, sha: str, git_dir: Path) -> Commit:

@@ -65,12 +65,33 @@ def run_git(
         raise SourceError("git is not installed or not on PATH") from exc
 
 
-def git_text(args: list[str], *, failure: str, git_dir: Path | None = None) -> str:
-    """git's stdout as text; on failure a SourceError of ``failure`` plus git's own reason."""
-    result = run_git(args, git_dir=git_dir)
+def git_checked(
+    args: list[str], *, failure: str, git_dir: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git to completion; on failure a SourceError of ``failure`` plus git's own reason."""
+    result = run_git(args, git_dir=git_dir, env=env)
     if result.returncode != 0:
-        raise SourceError(redact_credentials(f"{failure}: {_git_reason(result.stderr)}"))
-    return result.stdout.decode("utf-8", "replace").strip()
+        raise SourceError(redact_credentials(f"{failure}: {git_reason(result.stderr)}"))
+    return result
+
+
+def git_text(args: list[str], *, failure: str, git_dir: Path | None = None, env: dict[str, str] | None = None) -> str:
+    """git's stdout as text; on failure a SourceError of ``failure`` plus git's own reason."""
+    return git_checked(args, failure=failure, git_dir=git_dir, env=env).stdout.decode("utf-8", "replace").strip()
+
+
+def config_env(settings: dict[str, str]) -> dict[str, str]:
+    """``settings`` as git config passed in the environment, after any the environment already passes.
+
+    Unlike ``-c key=value`` on the command line, a key may hold ``=`` (a URL with a
+    token) and neither key nor value shows in the process list.
+    """
+    count = int(os.environ.get("GIT_CONFIG_COUNT", "0") or "0")
+    env = {"GIT_CONFIG_COUNT": str(count + len(settings))}
+    for index, (key, value) in enumerate(settings.items(), start=count):
+        env[f"GIT_CONFIG_KEY_{index}"] = key
+        env[f"GIT_CONFIG_VALUE_{index}"] = value
+    return env
 
 
 def git_text_or_none(
@@ -83,7 +104,7 @@ def git_text_or_none(
     return result.stdout.decode("utf-8", "replace").strip() or None
 
 
-def _git_reason(stderr: bytes) -> str:
+def git_reason(stderr: bytes) -> str:
     """git's own reason for a failure in one line, credentials removed.
 
     That is its first line other than warnings and hints: the cause (``fatal: ... does
@@ -135,7 +156,7 @@ class GitProcess:
         if self._process.wait() == 0:
             return None
         self._stderr.seek(0)
-        return _git_reason(self._stderr.read())
+        return git_reason(self._stderr.read())
 
     def __enter__(self) -> GitProcess:
         return self

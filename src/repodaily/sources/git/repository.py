@@ -1,29 +1,54 @@
 """Opening a repository: a local clone read in place, or a bare mirror of a URL kept in the cache.
 
 A location is a local clone (used in place, never modified) or a URL, which is
-mirrored as a bare clone under the cache directory and fetched incrementally.
+mirrored as a blobless partial clone under the cache directory (commits and trees;
+the blobs of the commits a report reads come later, see ``blobs``) and fetched
+incrementally. A server that does not serve partial clones gets a full mirror, and
+a full mirror made before stays one.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodaily.errors import SourceError, StoreError
 from repodaily.sources.git.locations import is_url, mirror_dir_name, redact_credentials
-from repodaily.sources.git.process import git_text, git_text_or_none
+from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none
+
+# What git prints when the server ignores ``--filter`` (``uploadpack.allowFilter`` off);
+# the clone goes on and brings every blob.
+_FILTER_IGNORED = b"filtering not recognized by server"
+_PARTIAL_SETTINGS = ("remote.origin.promisor", "remote.origin.partialclonefilter")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class GitRepository:
-    """A repository ready to read: where its objects are and which branch is the report's."""
+    """A repository ready to read: where its objects are and which branch is the report's.
+
+    ``blob_url`` is set for a blobless mirror only: the URL as given (credentials
+    included, hence out of ``repr``) that the blobs a report reads are fetched from.
+    """
 
     git_dir: Path
     branch: str
     remote_url: str | None
+    blob_url: str | None = field(default=None, repr=False, compare=False)
+
+
+def origin_env(url: str, public_url: str) -> dict[str, str]:
+    """The environment that points a mirror's ``origin`` at ``url`` for one git command.
+
+    ``origin`` keeps the URL without credentials on disk; git must still fetch through
+    ``origin``, not through a bare URL, to inherit the mirror's blob filter.
+    """
+    return config_env({f"url.{url}.insteadOf": public_url}) if url != public_url else {}
 
 
 def open_repository(location: str, *, cache_dir: Path, branch: str | None = None, fetch: bool = True) -> GitRepository:
@@ -70,19 +95,31 @@ def _open_mirror(url: str, repos_dir: Path, branch: str | None, fetch: bool) -> 
     if branch is None:
         branch = _head_branch(mirror, public_url)
     require_branch(mirror, branch, public_url)
-    return GitRepository(mirror, branch, public_url)
+    blobless = git_text_or_none(["config", "--bool", "--get", _PARTIAL_SETTINGS[0]], git_dir=mirror) == "true"
+    return GitRepository(mirror, branch, public_url, blob_url=url if blobless else None)
 
 
 def _clone_mirror(url: str, public_url: str, mirror: Path) -> None:
-    """Clone bare into a temporary directory, then move it in: a failed clone leaves nothing behind."""
+    """Clone bare and blobless into a temporary directory, then move it in: a failed clone leaves nothing behind.
+
+    When the server ignores the filter, the clone holds every blob: the mirror is
+    then a full one, and later fetches ask for no filter.
+    """
     try:
         mirror.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{mirror.name}.", dir=mirror.parent))
     except OSError as exc:
         raise StoreError(f"cache directory {mirror.parent} is not usable: {exc.strerror or exc}") from exc
     try:
-        git_text(["clone", "--bare", "--quiet", "--", url, str(staging)], failure=f"cannot clone {public_url}")
-        # Keep tokens out of the cache: fetches pass the URL they are given instead.
+        cloned = git_checked(
+            ["clone", "--bare", "--filter=blob:none", "--quiet", "--", url, str(staging)],
+            failure=f"cannot clone {public_url}",
+        )
+        if _FILTER_IGNORED in cloned.stderr:
+            log.info("%s does not serve partial clones (uploadpack.allowFilter): mirrored in full", public_url)
+            for setting in _PARTIAL_SETTINGS:
+                git_text(["config", "--unset", setting], git_dir=staging, failure=f"cannot set up {mirror}")
+        # Keep tokens out of the cache: each fetch points origin at the URL it is given (origin_env).
         git_text(["config", "remote.origin.url", public_url], git_dir=staging, failure=f"cannot set up {mirror}")
         staging.rename(mirror)
     except OSError as exc:
@@ -93,10 +130,14 @@ def _clone_mirror(url: str, public_url: str, mirror: Path) -> None:
 
 
 def _fetch_mirror(url: str, public_url: str, mirror: Path, *, follow_remote_head: bool) -> None:
-    """Bring the mirror's branches up to date; optionally move its HEAD to the remote's default branch."""
+    """Bring the mirror's branches up to date; optionally move its HEAD to the remote's default branch.
+
+    A blobless mirror stays blobless: new commits come with their trees only.
+    """
     git_text(
-        ["fetch", "--quiet", "--prune", "--no-tags", "--", url, "+refs/heads/*:refs/heads/*"],
+        ["fetch", "--quiet", "--prune", "--no-tags", "origin", "+refs/heads/*:refs/heads/*"],
         git_dir=mirror,
+        env=origin_env(url, public_url),
         failure=f"cannot fetch {public_url}",
     )
     if not follow_remote_head:

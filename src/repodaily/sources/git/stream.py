@@ -26,19 +26,17 @@ DIFF_OPTIONS = [
     "--src-prefix=a/",
     "--dst-prefix=b/",
 ]
-PATCH_LOG = [
+# The commits named on stdin, headers only: no diff is made, so no blob is read.
+HEADER_LOG = [
     "log",
     "--no-walk=unsorted",
     "--stdin",
-    "-p",
-    "--root",
-    "--diff-merges=first-parent",
     "--encoding=UTF-8",
     "--no-show-signature",
     "--date=raw",
     f"--format={_FORMAT}",
-    *DIFF_OPTIONS,
 ]
+PATCH_LOG = [*HEADER_LOG, "-p", "--root", "--diff-merges=first-parent", *DIFF_OPTIONS]
 # Lines outside hunks (headers, paths) are read whole up to this size even when the
 # patch cap is smaller.
 _MIN_LINE_CAP = 64 * 1024
