@@ -90,7 +90,9 @@ class GitHubReader:
                 return await request()
             except PublishError as exc:  # the client's errors: each is one line, already redacted
                 self.stopped = str(exc)
-                return NOT_ASKED
+            except (KeyError, TypeError, ValueError) as exc:  # an answer not of the shape GitHub gives
+                self.stopped = f"{self._client.target}: an answer GitHub's API does not give ({type(exc).__name__})"
+            return NOT_ASKED
 
     # -- pull requests by number
 
@@ -100,11 +102,11 @@ class GitHubReader:
         stale: dict[int, CachedAnswer | None] = {}
         unknown: list[int] = []
         for number in dict.fromkeys(numbers):
-            cached = self._cache.get_context(self._source, _pull_key(repo, number))
-            if cached is not None and self._is_fresh(cached):
-                found[number] = _read_pull(cached.payload)
-            elif cached is not None and (cached.etag or cached.last_modified):
-                stale[number] = cached
+            cached = self._cached_pull(_pull_key(repo, number))
+            if cached is not None and self._is_fresh(*cached):
+                found[number] = cached[1]
+            elif cached is not None and (cached[0].etag or cached[0].last_modified):
+                stale[number] = cached[0]
             else:
                 unknown.append(number)
         if self._graphql and unknown:
@@ -161,10 +163,10 @@ class GitHubReader:
     async def commit_pull(self, repo: str, sha: str) -> PullRequest | None | _NotAsked:
         """The pull request that merged commit ``sha``: None when none did, :data:`NOT_ASKED` when stopped."""
         key = f"{repo}/commit/{sha}"
-        cached = self._cache.get_context(self._source, key)
-        if cached is not None and self._is_fresh(cached):
-            return _read_pull(cached.payload)
-        return await self._guarded(lambda: self._rest_commit_pull(repo, sha, key, cached))
+        cached = self._cached_pull(key)
+        if cached is not None and self._is_fresh(*cached):
+            return cached[1]
+        return await self._guarded(lambda: self._rest_commit_pull(repo, sha, key, cached[0] if cached else None))
 
     async def _rest_commit_pull(self, repo: str, sha: str, key: str, cached: CachedAnswer | None) -> PullRequest | None:
         path = f"{GitHubClient.repo_path(repo)}/commits/{sha}/pulls"
@@ -194,11 +196,11 @@ class GitHubReader:
         """One page of the listing (as kept: the items we read) and the path of the next, conditional when cached."""
         key = f"{repo}/releases {path}"
         cached = self._cache.get_context(self._source, key)
-        reply = await self._client.call("GET", path, expect=(200, 304), headers=_conditions(cached))
-        if reply.status == 304 and cached is not None:
+        kept = _read_page(cached.payload) if cached is not None else None
+        reply = await self._client.call("GET", path, expect=(200, 304), headers=_conditions(cached if kept else None))
+        if reply.status == 304 and cached is not None and kept is not None:
             self._renew(key, cached)
-            kept = json.loads(cached.payload)
-            return kept["items"], kept["next"]
+            return kept
         listed = reply.data if isinstance(reply.data, list) else []
         items = [_release_item(item) for item in listed if isinstance(item, dict)]
         following = self._client.relative(reply.next)
@@ -207,12 +209,19 @@ class GitHubReader:
 
     # -- the cache
 
-    def _is_fresh(self, cached: CachedAnswer) -> bool:
+    def _cached_pull(self, key: str) -> tuple[CachedAnswer, PullRequest | None] | None:
+        """The answer kept under ``key`` and the pull request it holds; None when none is kept or it does not read."""
+        cached = self._cache.get_context(self._source, key)
+        if cached is None:
+            return None
+        try:
+            return cached, _read_pull(cached.payload)
+        except ValueError:  # edited by hand, or kept by a release whose models differed: asked again
+            return None
+
+    def _is_fresh(self, cached: CachedAnswer, pull: PullRequest | None) -> bool:
         """A merged pull request, or the word that there is none, fetched less than ``fresh_days`` ago."""
-        if datetime.now(UTC) - cached.fetched_at > self._fresh:
-            return False
-        pull = _read_pull(cached.payload)
-        return pull is None or pull.merged_at is not None
+        return datetime.now(UTC) - cached.fetched_at <= self._fresh and (pull is None or pull.merged_at is not None)
 
     def _answer(
         self, key: str, reply: Reply, cached: CachedAnswer | None, read: Callable[[Any], PullRequest | None]
@@ -241,6 +250,15 @@ def _pull_key(repo: str, number: int) -> str:
 def _read_pull(payload: str) -> PullRequest | None:
     data = json.loads(payload)
     return None if data is None else PullRequest.model_validate(data)
+
+
+def _read_page(payload: str) -> tuple[list[Any], str | None] | None:
+    """A kept page of releases: its items and the path of the next; None when it does not read."""
+    try:
+        kept = json.loads(payload)
+        return list(kept["items"]), kept["next"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _conditions(cached: CachedAnswer | None) -> dict[str, str]:

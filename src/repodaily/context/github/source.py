@@ -63,15 +63,14 @@ class GitHubContext:
         """The pull request of each of ``commits`` that has one, and the releases published in [``start``, ``end``]."""
         self._client.new_budget()
         named = {commit.sha: commit.pr_number for commit in commits if commit.pr_number is not None}
-        by_number = await self._reader.pulls(repo, list(named.values()))
-        pulls: dict[str, PullRequest] = {}
-        for sha, number in named.items():
-            if (named_pull := by_number.get(number)) is not None:
-                pulls[sha] = named_pull
         unnamed = [commit.sha for commit in commits if commit.pr_number is None]
-        found = await asyncio.gather(*(self._reader.commit_pull(repo, sha) for sha in unnamed))
+        by_number, releases, found = await asyncio.gather(
+            self._reader.pulls(repo, list(named.values())),
+            self._reader.releases(repo, start, end),
+            asyncio.gather(*(self._reader.commit_pull(repo, sha) for sha in unnamed)),
+        )
+        pulls = {sha: pull for sha, number in named.items() if (pull := by_number.get(number)) is not None}
         pulls.update({sha: pull for sha, pull in zip(unnamed, found, strict=True) if isinstance(pull, PullRequest)})
-        releases = await self._reader.releases(repo, start, end)
         if self._reader.stopped is not None and not self._said_stopped:
             self._said_stopped = True
             log.warning("no more pull-request context this run, reports say so: %s", self._reader.stopped)
