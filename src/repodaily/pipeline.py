@@ -311,14 +311,22 @@ class Pipeline:
         return self._context_sources
 
     async def day_context(self, repo: RepoConfig, day: date, commits: Sequence[Commit]) -> DayContext | None:
-        """What the first context source that serves ``repo`` tells of its ``day``; None when none serves it."""
+        """What the first context source that serves ``repo`` tells of its ``day``; None when none serves it.
+
+        A source that fails all the same costs the context, never the report: the
+        report is made without, and says so.
+        """
         assert repo.name is not None
         name, web_url = repo.name, _web_url(repo)
         source = next((s for s in self._contexts() if s.serves(name, web_url)), None)
         if source is None:
             return None
         window = day_window(day, self.config.tz)
-        return await source.day(name, commits, window.start, window.end)
+        try:
+            return await source.day(name, commits, window.start, window.end)
+        except Exception as exc:  # a plugin's bug must not cost the report
+            log.warning("%s %s: no pull-request context: %s", name, day, self.redact(f"{type(exc).__name__}: {exc}"))
+            return DayContext(complete=False)
 
     async def aclose(self) -> None:
         """Release every analyzer and context source this pipeline made or was given."""
