@@ -15,6 +15,7 @@ token, version and rate-limit checks, ETags and 304s) that also answers:
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -31,6 +32,11 @@ class GitHubContextFake(GitHubFake):
         super().__init__(token, repository)
         self.pulls: dict[int, dict[str, Any]] = {}
         self.releases: list[dict[str, Any]] = []
+        #: Seconds each answer takes, so requests overlap as they do against GitHub.
+        self.delay_s = 0.0
+        #: The most requests that were open at once.
+        self.most_in_flight = 0
+        self._in_flight = 0
 
     # -- what tests arrange
 
@@ -110,6 +116,15 @@ class GitHubContextFake(GitHubFake):
         return [request for request in self.requests if fragment in request.path]
 
     # -- the server
+
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self._in_flight)
+        try:
+            await asyncio.sleep(self.delay_s)
+            await super()._respond(request, reader, writer)
+        finally:
+            self._in_flight -= 1
 
     def _answer(self, request: HttpRequest) -> tuple[int, Any, list[tuple[str, str]]]:
         if request.path.split("?")[0] != "/graphql":

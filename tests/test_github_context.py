@@ -28,7 +28,7 @@ from pipeline_days import day_report
 from repodaily.analyzers.base import Analyzer
 from repodaily.cli import main
 from repodaily.config import Config, load_config
-from repodaily.context.base import ContextSourceContext
+from repodaily.context.base import CachedAnswer, ContextSourceContext, DayContext
 from repodaily.context.github.settings import GitHubContextSettings
 from repodaily.context.github.source import GitHubContext
 from repodaily.context.github.text import MAX_BODY_CHARS, clean_body, closing_issues
@@ -38,12 +38,14 @@ from repodaily.models import (
     Analysis,
     AnalysisInput,
     ChangeType,
+    Commit,
     DailyReport,
     Importance,
     Provenance,
     Verdict,
 )
 from repodaily.plugins import registry
+from repodaily.sources.message import parse_message
 from repodaily.store import Store
 
 TOKEN = "ghp_C0nt3xtR3ad3rT0k3nQw8Er2Ty6Ui0Op4As"
@@ -282,7 +284,7 @@ def test_a_short_secondary_limit_is_waited_out(tmp_path: Path, repo: RepoBuilder
     report = _report(_config(tmp_path, repo, fake), Recording())
 
     assert report.pull_context is True and report.releases
-    assert len(fake.asked("/graphql")) == 2  # refused with retry-after: 0, then answered
+    assert len(fake.requests) == 4  # GraphQL, the releases, the lookup; one refused with retry-after: 0, then answered
 
 
 def test_a_rate_limited_run_writes_a_complete_report_marked_without_context_and_exits_0(
@@ -303,6 +305,7 @@ formats = ["md", "json"]
 [github]
 api_url = "{fake.api_url}"
 max_wait_s = 1
+max_in_flight = 1
 [[repos]]
 name = "{REPOSITORY}"
 path = "{repo.path}"
@@ -319,7 +322,7 @@ path = "{repo.path}"
     assert report.stats.total == len(report.commits) == 4 and report.stats.degraded == 0
     stopped = [line for line in result.output.splitlines() if "pull-request context" in line]
     assert len(stopped) == 1 and "rate limit" in stopped[0]
-    assert len(fake.requests) == 3  # two answered, the third refused; then nothing more
+    assert len(fake.requests) == 2  # the last of the hour answered; then nothing more is asked
 
 
 @pytest.mark.usefixtures("served")
@@ -327,7 +330,7 @@ def test_context_that_arrives_later_redoes_the_analyses_made_without_it(
     tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake
 ) -> None:
     config = _config(tmp_path, repo, fake)
-    fake.refuse_next("primary", 3600)
+    fake.refuse_next("primary", 3600, times=3)  # the pull requests, the releases, the lookup: asked at once
     without = _report(config, Recording())
     assert without.pull_context is False and without.stats.total == 4
 
@@ -343,6 +346,86 @@ def test_context_that_arrives_later_redoes_the_analyses_made_without_it(
     ]
     assert all(item.pull_request is not None for item in analyzer.items)
     assert later.run.cached == 1
+
+
+# --------------------------------------------------------------------------- many pull requests, few requests
+
+
+def _day_of(numbers: range) -> list[Commit]:
+    """Commits as the git source parses them, one per pull request number, all committed on DAY."""
+    return [
+        Commit(
+            **parse_message(f"Change {n} (#{n})").message_parts(),
+            sha=f"{n:040x}",
+            author_name="Ada",
+            authored_at=at(9),
+            committed_at=at(9),
+        )
+        for n in numbers
+    ]
+
+
+def _context_of(fake: GitHubContextFake, store: Store, commits: list[Commit], **settings: Any) -> DayContext:
+    async def go() -> DayContext:
+        made = GitHubContextSettings(api_url=fake.api_url, **settings)
+        source = GitHubContext(made, ContextSourceContext(cache=store))
+        try:
+            return await source.day(REPOSITORY, commits, at(0), at(23))
+        finally:
+            await source.aclose()
+
+    return asyncio.run(go())
+
+
+def test_a_big_day_takes_one_graphql_request_per_fifty_pull_requests(
+    tmp_path: Path, fake: GitHubContextFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    for number in range(1, 121):
+        fake.add_pull(number, f"Change {number}", merged_at=MERGED)
+
+    with Store(tmp_path / "cache") as store:
+        day = _context_of(fake, store, _day_of(range(1, 121)))
+
+    assert len(day.pulls) == 120 and day.complete
+    assert len(fake.asked("/graphql")) == 3 and fake.asked("/pulls/") == []
+
+
+def test_no_more_requests_are_open_at_once_than_allowed(tmp_path: Path, fake: GitHubContextFake) -> None:
+    fake.public, fake.delay_s = True, 0.02
+    for number in range(1, 31):
+        fake.add_pull(number, f"Change {number}", merged_at=MERGED)
+
+    with Store(tmp_path / "cache") as store:
+        day = _context_of(fake, store, _day_of(range(1, 31)), max_in_flight=3)
+
+    assert len(day.pulls) == 30 and len(fake.asked("/pulls/")) == 30
+    assert fake.most_in_flight == 3
+
+
+def test_an_answer_not_shaped_as_githubs_stops_the_context_not_the_report(
+    tmp_path: Path, fake: GitHubContextFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    fake.add_pull(1, "Change 1", merged_at=MERGED)
+    del fake.pulls[1]["number"]  # GraphQL answers without it
+
+    with Store(tmp_path / "cache") as store:
+        day = _context_of(fake, store, _day_of(range(1, 2)))
+
+    assert day.pulls == {} and not day.complete
+
+
+def test_an_unreadable_cached_answer_is_asked_for_again(tmp_path: Path, fake: GitHubContextFake) -> None:
+    fake.public = True
+    fake.add_pull(1, "Change 1", merged_at=MERGED)
+    with Store(tmp_path / "cache") as store:
+        unreadable = CachedAnswer("{not json", datetime.now(UTC))
+        store.put_context(f"github {fake.api_url}", f"{REPOSITORY}/pull/1", unreadable)
+
+        day = _context_of(fake, store, _day_of(range(1, 2)))
+
+    assert day.pulls[f"{1:040x}"].title == "Change 1" and day.complete
 
 
 # --------------------------------------------------------------------------- which repositories, releases paging
@@ -375,16 +458,8 @@ def test_a_backfilled_days_release_is_found_on_a_later_page(tmp_path: Path, fake
     fake.add_release("v1.1.0", published_at="2026-02-01T05:00:00Z")
     fake.public = True
 
-    async def go(store: Store) -> list[str]:
-        source = GitHubContext(GitHubContextSettings(api_url=fake.api_url), ContextSourceContext(cache=store))
-        try:
-            day = await source.day(REPOSITORY, [], at(0), at(23))
-        finally:
-            await source.aclose()
-        return [release.tag for release in day.releases]
-
     with Store(tmp_path / "cache") as store:
-        assert asyncio.run(go(store)) == ["v1.2.0"]
+        assert [release.tag for release in _context_of(fake, store, []).releases] == ["v1.2.0"]
     pages = fake.asked("/releases")
     assert len(pages) == 2 and f"/repositories/{REPO_ID}/releases" in pages[1].path
 
