@@ -12,7 +12,7 @@ import asyncio
 import importlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ from repodaily.models import (
     Provenance,
     Verdict,
 )
-from repodaily.plugins import registry
+from repodaily.plugins import NoSettings, PluginSpec, registry
 from repodaily.sources.message import parse_message
 from repodaily.store import Store
 
@@ -426,6 +426,47 @@ def test_an_unreadable_cached_answer_is_asked_for_again(tmp_path: Path, fake: Gi
         day = _context_of(fake, store, _day_of(range(1, 2)))
 
     assert day.pulls[f"{1:040x}"].title == "Change 1" and day.complete
+
+
+# --------------------------------------------------------------------------- context sources are plugins
+
+
+class Failing:
+    """A third party's context source with a bug: it serves every repository and raises."""
+
+    def __init__(self, *, settings: NoSettings, context: ContextSourceContext) -> None:
+        self.closed = False
+
+    def serves(self, repo: str, web_url: str | None) -> bool:
+        return True
+
+    async def day(self, repo: str, commits: Sequence[Commit], start: datetime, end: datetime) -> DayContext:
+        raise RuntimeError(f"no calendar for {repo}")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_a_context_plugin_that_raises_costs_the_context_not_the_report(
+    tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake, caplog: pytest.LogCaptureFixture
+) -> None:
+    made: list[Failing] = []
+
+    def make(*, settings: NoSettings, context: ContextSourceContext) -> Failing:
+        made.append(Failing(settings=settings, context=context))
+        return made[-1]
+
+    registry().add("context", PluginSpec("calendar", make))
+    try:
+        with caplog.at_level(logging.WARNING):
+            report = _report(_config(tmp_path, repo, fake), Recording())
+    finally:
+        registry().remove_plugin("context:calendar")
+
+    assert report.pull_context is False and report.stats.total == 4
+    assert "acme/widgets 2026-02-09: no pull-request context: RuntimeError: no calendar for acme/widgets" in caplog.text
+    assert fake.requests == []  # the first source that serves a repository is its only one
+    assert [source.closed for source in made] == [True]
 
 
 # --------------------------------------------------------------------------- which repositories, releases paging
