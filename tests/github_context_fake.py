@@ -8,6 +8,7 @@ token, version and rate-limit checks, ETags and 304s) that also answers:
 - ``GET /repos/{owner}/{repo}/commits/{sha}/pulls``: the pull requests whose
   merge commit ``sha`` is;
 - ``GET /repos/{owner}/{repo}/releases``: newest first, paged with ``Link``;
+- ``GET /rate_limit``: what is left of the hour (asking costs nothing);
 - ``POST /graphql``: ``repository(owner:, name:)`` with ``prN: pullRequest(number: N)``
   aliases, answered as GitHub answers (``NOT_FOUND`` errors beside a null for a
   number that is no pull request; 401 without a token, whatever the repository).
@@ -127,15 +128,23 @@ class GitHubContextFake(GitHubFake):
             self._in_flight -= 1
 
     def _answer(self, request: HttpRequest) -> tuple[int, Any, list[tuple[str, str]]]:
-        if request.path.split("?")[0] != "/graphql":
+        if request.path not in ("/rate_limit", "/graphql"):
             return super()._answer(request)
-        if "authorization" not in request.headers:
-            return 401, _error("This endpoint requires you to be authenticated.", "https://docs.github.com/graphql"), []
-        if request.headers["authorization"] != f"Bearer {self.token}":
+        given = request.headers.get("authorization")
+        if given is not None and given != f"Bearer {self.token}":
             return 401, _error("Bad credentials", status=401), []
+        if request.path == "/rate_limit":  # anyone may ask
+            return 200, self._rate_limit(), []
+        if given is None:
+            return 401, _error("This endpoint requires you to be authenticated.", "https://docs.github.com/graphql"), []
         if self._refusals:
             return self._refusals.pop(0)
         return 200, self._graphql(request.json() or {}), [("x-ratelimit-resource", "graphql")]
+
+    def _rate_limit(self) -> dict[str, Any]:
+        core = {"limit": 5000, "used": 5000 - self.remaining, "remaining": self.remaining, "reset": 1770000000}
+        graphql = {"limit": 5000, "used": 0, "remaining": 5000, "reset": 1770000000}
+        return {"resources": {"core": core, "graphql": graphql}, "rate": core}
 
     def _rest(self, pull: dict[str, Any]) -> dict[str, Any]:
         return {key: value for key, value in pull.items() if not key.startswith("_")}

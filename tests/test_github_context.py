@@ -469,6 +469,23 @@ def test_a_context_plugin_that_raises_costs_the_context_not_the_report(
     assert [source.closed for source in made] == [True]
 
 
+def test_doctor_tells_what_is_left_of_the_hour_and_a_refused_token(
+    tmp_path: Path, fake: GitHubContextFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "repodaily.toml"
+    config.write_text(f'[github]\napi_url = "{fake.api_url}"\n', encoding="utf-8")
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    fake.remaining = 4321
+
+    healthy = CliRunner().invoke(main, ["doctor", "--config", str(config)])
+
+    assert healthy.exit_code == 0, healthy.output
+    assert "context github" in healthy.output and "4321 of 5000 left" in healthy.output
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_" + "x" * 36)
+    refused = CliRunner().invoke(main, ["doctor", "--config", str(config)])
+    assert refused.exit_code == 1 and "HTTP 401" in refused.output and "x" * 36 not in refused.output
+
+
 # --------------------------------------------------------------------------- which repositories, releases paging
 
 
