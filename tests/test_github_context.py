@@ -12,6 +12,7 @@ import asyncio
 import importlib
 import json
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -205,10 +206,26 @@ def test_a_hostile_body_arrives_as_bounded_plain_text_without_images_or_comments
     assert len(body) <= MAX_BODY_CHARS and body.endswith("…")
 
 
+def test_html_leaves_its_text_and_images_leave_nothing() -> None:
+    body = "[![CI](https://ci.example/b.svg)](https://ci.example) Hi <details><summary>Why</summary>Because</details>"
+    assert clean_body(body + " <https://auto.example>") == "Hi Why Because <https://auto.example>"
+    assert clean_body("a ![x][ref] b\n\n[ref]: https://x.example/a.png") == "a b"
+
+
+@pytest.mark.parametrize(
+    "crafted",
+    ["![" * 40_000, "![a](" * 14_000, "<a " * 22_000, "<!--" * 17_000, "fixes " * 11_000, "[](" * 22_000],
+)
+def test_a_body_crafted_to_backtrack_is_read_in_a_moment(crafted: str) -> None:
+    started = time.perf_counter()
+    clean_body(crafted)
+    closing_issues(crafted, REPOSITORY)
+    assert time.perf_counter() - started < 1.0
+
+
 def test_closing_keywords_name_only_this_repositorys_issues() -> None:
     body = "Fixes #1. Closed #2; resolves: #3\nfix https://github.com/acme/widgets/issues/4 fixes other/x#5 mentions #6"
     assert closing_issues(body, REPOSITORY) == [1, 2, 3, 4]
-    assert clean_body("a ![x][ref] b\n\n[ref]: https://x.example/a.png") == "a  b"
 
 
 # --------------------------------------------------------------------------- the cache

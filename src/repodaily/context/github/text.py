@@ -1,11 +1,16 @@
 """A pull request's text as it may travel: its author's words, without what only a browser shows, bounded.
 
 A pull request body is written by whoever opened it: it can hold images (a
-tracking pixel, megabytes of data URI), HTML comments (every template's
-instructions, invisible on GitHub), raw HTML, control characters, and any
-length. What an analyzer and a reader need is its prose, so images and comments
-are dropped here and the rest kept as plain text, cut to a bound; escaping it
-for a format is the renderer's job, as for a commit message.
+tracking pixel, a data URI), HTML comments (every template's instructions,
+invisible on GitHub), raw HTML, control characters, and up to 65,536
+characters. What an analyzer and a reader need is its prose, so images, comments
+and HTML tags (their text kept) are dropped here and the rest kept as plain
+text, cut to a bound; escaping it for a format is the renderer's job, as for a
+commit message.
+
+Every pattern here runs in time linear in the text, or bounded per match, and
+only over the first :data:`MAX_READ_CHARS` of it: a body crafted to make a
+regular expression backtrack costs a fraction of a second, not the run.
 
 Linked issues come from GitHub's closing keywords ("Fixes #12", "closes
 owner/repo#7", or an issue URL of the same repository): the issues merging the
@@ -25,16 +30,21 @@ MAX_LABELS = 20
 MAX_LABEL_CHARS = 50
 #: GitHub links at most ten closing references per pull request.
 MAX_LINKED = 10
+#: What of a body is read at all; past it nothing would survive the cut anyway.
+MAX_READ_CHARS = 16 * MAX_BODY_CHARS
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-_INLINE_IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\s*\)")
-_REFERENCE_IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\[[^\]]*\]")
+# Alt texts and link targets are bounded, so no match scans far from where it starts.
+_ALT = r"!\[[^\]\n]{0,300}\]"
+_INLINE_IMAGE = re.compile(_ALT + r"\((?:[^()\s]|\([^()\s]{0,200}\)){0,4000}(?:\s+\"[^\"\n]{0,300}\")?\s*\)")
+_REFERENCE_IMAGE = re.compile(_ALT + r"\[[^\]\n]{0,300}\]")
+_EMPTY_LINK = re.compile(r"\[\]\([^()\s]{0,4000}\)")  # what a linked image ([![badge](…)](…)) leaves
+_DATA_URI = re.compile(r"data:[\w/+.-]{1,100};base64,[A-Za-z0-9+/=]*")
 _IMAGE_DEFINITION = re.compile(
     r"^ {0,3}\[[^\]]+\]:\s*\S+\.(?:png|jpe?g|gif|svg|webp)\S*.*$", re.IGNORECASE | re.MULTILINE
 )
-_HTML_IMAGE = re.compile(
-    r"<(?:img|picture|video|svg)\b[^>]*>(?:.*?</(?:picture|video|svg)>)?", re.IGNORECASE | re.DOTALL
-)
+_HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,30}(?:\s[^<>]{0,2000})?/?>")
+_INNER_SPACES = re.compile(r"(?<=\S)[ \t]{2,}")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 _BLANK_RUNS = re.compile(r"\n{3,}")
 _CLOSING = re.compile(
@@ -51,11 +61,12 @@ def clean_line(text: str | None, limit: int = MAX_TITLE_CHARS) -> str:
 
 
 def clean_body(text: str | None, limit: int = MAX_BODY_CHARS) -> str:
-    """The body's prose: comments, images and control characters out, blank runs collapsed, cut at a word."""
-    body = (text or "").replace("\r\n", "\n").replace("\r", "\n")
-    for pattern in (_COMMENT, _HTML_IMAGE, _INLINE_IMAGE, _REFERENCE_IMAGE, _IMAGE_DEFINITION):
+    """The body's prose: comments, images, HTML tags and control characters out, blank runs collapsed, cut at a word."""
+    body = (text or "")[:MAX_READ_CHARS].replace("\r\n", "\n").replace("\r", "\n")
+    for pattern in (_COMMENT, _DATA_URI, _INLINE_IMAGE, _REFERENCE_IMAGE, _EMPTY_LINK, _IMAGE_DEFINITION):
         body = pattern.sub("", body)
-    body = _CONTROL.sub("", body)
+    # A tag may stand between two words (</summary>Because): a space keeps them apart, one space.
+    body = _INNER_SPACES.sub(" ", _HTML_TAG.sub(" ", _CONTROL.sub("", body)))
     body = _BLANK_RUNS.sub("\n\n", "\n".join(line.rstrip() for line in body.split("\n"))).strip()
     if len(body) <= limit:
         return body
@@ -68,7 +79,7 @@ def closing_issues(body: str | None, repo: str) -> list[int]:
     """The issues of ``repo`` that ``body`` says merging closes, in the order it names them."""
     found: list[int] = []
     # A template's instructions ("Fixes #<issue>") sit in comments nobody filled in.
-    for match in _CLOSING.finditer(_COMMENT.sub("", body or "")):
+    for match in _CLOSING.finditer(_COMMENT.sub("", (body or "")[:MAX_READ_CHARS])):
         other = match["repo"] or match["url_repo"]
         number = int(match["number"])
         if (other is None or other.lower() == repo.lower()) and number not in found:
