@@ -539,6 +539,20 @@ def test_a_backfilled_days_release_is_found_on_a_later_page(tmp_path: Path, fake
     assert len(pages) == 2 and f"/repositories/{REPO_ID}/releases" in pages[1].path
 
 
+def test_a_token_pasted_into_a_pull_request_reaches_neither_the_analyzer_nor_the_store(
+    tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", TOKEN)
+    fake.add_pull(101, f"Rotate {TOKEN}", merged_at=MERGED, body=f"The old token was {TOKEN}, oops")
+    analyzer = Recording()
+
+    _report(_config(tmp_path, repo, fake), analyzer)
+
+    pull = _pulls(analyzer)["[Core] Faster scheduler (#101)"]
+    assert pull.body.startswith("The old token was [") and TOKEN not in pull.title + pull.body
+    assert TOKEN.encode() not in (tmp_path / "cache" / "repodaily.db").read_bytes()
+
+
 def test_the_token_never_reaches_the_store_or_the_log(
     tmp_path: Path,
     repo: RepoBuilder,

@@ -147,7 +147,7 @@ class GitHubReader:
         found: dict[int, PullRequest | None] = {}
         for number in numbers:
             node = nodes.get(f"pr{number}")
-            found[number] = from_graphql(repo, node) if isinstance(node, dict) else None
+            found[number] = self._masked(from_graphql(repo, node)) if isinstance(node, dict) else None
             updated = when(node.get("updatedAt")) if isinstance(node, dict) else None
             modified = format_datetime(updated.astimezone(UTC), usegmt=True) if updated else None
             self._keep(_pull_key(repo, number), found[number], last_modified=modified)
@@ -230,9 +230,19 @@ class GitHubReader:
         if reply.status == 304 and cached is not None:
             self._renew(key, cached)
             return _read_pull(cached.payload)
-        pull = read(reply.data) if reply.status == 200 and reply.data is not None else None
+        pull = self._masked(read(reply.data)) if reply.status == 200 and reply.data is not None else None
         self._cache.put_context(self._source, key, _kept(pull, reply))
         return pull
+
+    def _masked(self, pull: PullRequest | None) -> PullRequest | None:
+        """``pull`` with every credential the run knows masked in its author's text: a token pasted into a
+        description must reach neither the store nor a model's prompt."""
+        if pull is None:
+            return None
+        redact = self._client.redact
+        return pull.model_copy(
+            update={"title": redact(pull.title), "body": redact(pull.body), "labels": [redact(n) for n in pull.labels]}
+        )
 
     def _keep(self, key: str, pull: PullRequest | None, *, last_modified: str | None) -> None:
         payload = pull.model_dump_json() if pull is not None else "null"
