@@ -139,7 +139,7 @@ class GitHubContextFake(GitHubFake):
             return 401, _error("This endpoint requires you to be authenticated.", "https://docs.github.com/graphql"), []
         if self._refusals:
             return self._refusals.pop(0)
-        return 200, self._graphql(request.json() or {}), [("x-ratelimit-resource", "graphql")]
+        return 200, self._graphql(request.json() or {}), []
 
     def _rate_limit(self) -> dict[str, Any]:
         core = {"limit": 5000, "used": 5000 - self.remaining, "remaining": self.remaining, "reset": 1770000000}

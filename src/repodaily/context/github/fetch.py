@@ -88,7 +88,7 @@ class GitHubReader:
                 return NOT_ASKED
             try:
                 return await request()
-            except PublishError as exc:  # the client's errors: each is one line, already redacted
+            except PublishError as exc:  # the client's errors (it was the publishers' first): one line, redacted
                 self.stopped = str(exc)
             except (KeyError, TypeError, ValueError) as exc:  # an answer not of the shape GitHub gives
                 self.stopped = f"{self._client.target}: an answer GitHub's API does not give ({type(exc).__name__})"

@@ -21,7 +21,15 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_BODY_CHARS", "MAX_LABELS", "clean_body", "clean_line", "closing_issues"]
+__all__ = [
+    "MAX_BODY_CHARS",
+    "MAX_LABELS",
+    "MAX_LABEL_CHARS",
+    "MAX_LINKED",
+    "clean_body",
+    "clean_line",
+    "closing_issues",
+]
 
 #: A body longer than this is cut at a word: enough for a PR's motivation and test plan.
 MAX_BODY_CHARS = 2000
