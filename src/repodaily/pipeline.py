@@ -15,7 +15,8 @@ registered is made once per run, with the store as its cache, and the first that
 serves a repository tells each of its days which pull request each commit came
 from and which releases were published. The inputs carry the pull requests, the
 report the releases and whether the context was read whole; an analysis is
-cached under a key that says whether (and which) pull request its input carried.
+cached under the analyzer's key for its input (:meth:`Analyzer.analysis_key`),
+which says whether (and which) pull request it carried.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any, Protocol
 
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
-from repodaily.context.base import ContextSource, ContextSourceContext, DayContext, analysis_key
+from repodaily.context.base import ContextSource, ContextSourceContext, DayContext
 from repodaily.context.budget import build_input
 from repodaily.context.repository import describe_repository, primary_language
 from repodaily.delivery import Target, TargetResult, Unusable, deliver
@@ -344,7 +345,7 @@ class Pipeline:
         commit: Commit,
         analyzer: Analyzer,
         repository: RepositoryContext | None,
-        pull_request: PullRequest | None,
+        pull_request: PullRequest | None = None,
     ) -> AnalysisInput:
         """What ``analyzer`` reads of ``commit``: planned for it, so its receipts say what it read."""
         item = build_input(
@@ -388,7 +389,7 @@ class Pipeline:
                 spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
                 analysis = _failed_analysis(commit, analyzer.fingerprint_for(repository), reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
-            self.store.put_analysis(repo, commit.sha, analysis, analysis_key(analysis.analyzer, pull_request))
+            self.store.put_analysis(repo, commit.sha, analysis)
         self.progress.advance()
         return analysis
 
@@ -406,12 +407,11 @@ class Pipeline:
         ``conventions`` as for :meth:`analyzers_for`: by default the configured repository's.
         Every input carries ``repository`` (:meth:`repository_context`) and its commit's
         pull request from ``pulls`` (by SHA), and the cache is read under the analyzer's
-        fingerprint for the repository with that pull request (:func:`analysis_key`).
+        key for the two (:meth:`Analyzer.analysis_key`).
         """
         pulls = pulls or {}
         analyzers = self.analyzers_for(repo, conventions)
-        fingerprint = analyzers[0].fingerprint_for(repository)
-        keys = {c.sha: analysis_key(fingerprint, pulls.get(c.sha)) for c in commits}
+        keys = {c.sha: analyzers[0].analysis_key(repository, pulls.get(c.sha)) for c in commits}
         cached: dict[str, Analysis] = {}
         for key in dict.fromkeys(keys.values()):
             cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
@@ -519,7 +519,7 @@ class Pipeline:
             degraded=sum(1 for a in analyses.values() if a.status != AnalysisStatus.ok),
             cached=len(cached),
         )
-        report = build_report(
+        return build_report(
             repo=repo.name,
             repo_url=_web_url(repo),
             day=day,
@@ -529,10 +529,10 @@ class Pipeline:
             analyses=analyses,
             run=run,
             highlights=highlights,
+            pull_requests=context.pulls if context is not None else None,
+            releases=context.releases if context is not None else (),
+            pull_context=context.complete if context is not None else None,
         )
-        if context is None:
-            return report
-        return report.model_copy(update={"releases": context.releases, "pull_context": context.complete})
 
     async def _highlights(
         self,

@@ -117,11 +117,11 @@ class Store:
             )
         return found
 
-    def put_analysis(self, repo: str, sha: str, analysis: Analysis, key: str | None = None) -> None:
-        """Write one analysis now, under ``key`` (:func:`~repodaily.context.base.analysis_key`) or its fingerprint."""
+    def put_analysis(self, repo: str, sha: str, analysis: Analysis) -> None:
+        """Write one analysis now, keyed by its own fingerprint."""
         self._write(
             "INSERT OR REPLACE INTO analyses (repo, sha, fingerprint, analysis, created_at) VALUES (?, ?, ?, ?, ?)",
-            (repo, sha, key or analysis.analyzer, analysis.model_dump_json(), _now()),
+            (repo, sha, analysis.analyzer, analysis.model_dump_json(), _now()),
         )
 
     def count_analyses(self) -> int:

@@ -14,13 +14,12 @@ it learnt in the :class:`ContextCache` the pipeline hands it (the store), so a
 rerun asks the platform little or nothing; it never opens the store itself.
 
 An analysis made with a pull request's text is keyed apart from one made
-without it (:func:`analysis_key`), so a commit judged while the context was
-missing is judged again once it is there.
+without it (:meth:`~repodaily.analyzers.base.Analyzer.analysis_key`), so a
+commit judged while the context was missing is judged again once it is there.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,8 +35,6 @@ __all__ = [
     "ContextSource",
     "ContextSourceContext",
     "DayContext",
-    "analysis_key",
-    "pull_request_digest",
 ]
 
 
@@ -93,18 +90,3 @@ class ContextSource(Protocol):
     async def aclose(self) -> None:
         """Release connections."""
         ...
-
-
-def pull_request_digest(pull_request: PullRequest) -> str:
-    """A short hash of everything a pull request tells an analyzer: it changes when any of it does."""
-    return hashlib.sha256(pull_request.model_dump_json().encode()).hexdigest()[:16]
-
-
-def analysis_key(fingerprint: str, pull_request: PullRequest | None) -> str:
-    """The cache key of an analysis by the analyzer ``fingerprint`` of an input carrying ``pull_request``.
-
-    The fingerprint itself without one, so the analyses made before context
-    sources existed are still served; with one, the pull request's digest too,
-    so its arrival (or an edit to it) is judged again.
-    """
-    return fingerprint if pull_request is None else f"{fingerprint}+pr:{pull_request_digest(pull_request)}"
