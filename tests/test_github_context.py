@@ -128,7 +128,8 @@ class Recording(Analyzer):
     async def analyze(self, item: AnalysisInput) -> Analysis:
         self.items.append(item)
         verdict = Verdict(type=ChangeType.chore, importance=Importance.low, one_line=item.title)
-        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=self.fingerprint))
+        key = self.analysis_key(item.repository, item.pull_request)
+        return Analysis.of(verdict, Provenance(coverage=item.receipt, analyzer=key))
 
 
 def _config(tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake, **github: Any) -> Config:
@@ -189,6 +190,71 @@ def test_each_commit_is_given_its_pull_request_and_the_report_the_days_release(
     assert len(fake.asked("/graphql")) == 1
     assert fake.asked("/pulls/") == []
     assert len(fake.asked("/commits/")) == 1
+
+
+def _run_config(tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake, **github: Any) -> Path:
+    """A repodaily.toml running the heuristic over ``repo`` into Markdown and JSON, reading GitHub at the fake."""
+    extra = "".join(f"{key} = {json.dumps(value)}\n" for key, value in github.items())
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f"""
+language = "en"
+cache_dir = "{tmp_path / "cache"}"
+[analyzer]
+name = "heuristic"
+[output]
+dir = "{tmp_path / "out"}"
+formats = ["md", "json"]
+[github]
+api_url = "{fake.api_url}"
+max_wait_s = 1
+{extra}
+[[repos]]
+name = "{REPOSITORY}"
+path = "{repo.path}"
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def _written(tmp_path: Path) -> tuple[str, DailyReport]:
+    (markdown,) = (tmp_path / "out").rglob("*.md")
+    (data,) = (tmp_path / "out").rglob("*.json")
+    return markdown.read_text(encoding="utf-8"), DailyReport.model_validate_json(data.read_text(encoding="utf-8"))
+
+
+@pytest.mark.usefixtures("served")
+def test_the_report_shows_the_pull_requests_and_the_release_and_a_rerun_costs_github_nothing(
+    tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake
+) -> None:
+    run = ["run", "--config", str(_run_config(tmp_path, repo, fake)), "--date", DAY.isoformat()]
+
+    first = CliRunner().invoke(main, run)
+
+    assert first.exit_code == 0, first.output
+    markdown, report = _written(tmp_path)
+    assert "🚀 Released today: [v1.2.0](https://github.com/acme/widgets/releases/tag/v1.2.0)" in markdown
+    assert "PR title: Docs: a guide" in markdown and "PR title: Release 1.2.0" in markdown
+    assert "`perf`" in markdown and "`documentation`" in markdown
+    assert "[#7](https://github.com/acme/widgets/issues/7)" in markdown
+    assert "v1.3.0-draft" not in markdown and "v1.1.0" not in markdown
+    assert report.pull_context is True
+    shown = {c.subject: c.pull_request.number if c.pull_request else None for c in report.commits}
+    assert shown == {
+        "Bump the version": 104,
+        "Fix a typo in the README (#103)": None,
+        "Merge pull request #102 from octo/docs": 102,
+        "[Core] Faster scheduler (#101)": 101,
+    }
+    remaining, asked = fake.remaining, len(fake.requests)
+
+    second = CliRunner().invoke(main, run)
+
+    assert second.exit_code == 0, second.output
+    assert all("if-none-match" in request.headers for request in fake.requests[asked:])
+    assert fake.remaining == remaining  # conditional requests answered 304, or none at all
+    assert _written(tmp_path)[0] == markdown
 
 
 @pytest.mark.usefixtures("served")
@@ -310,32 +376,13 @@ def test_a_rate_limited_run_writes_a_complete_report_marked_without_context_and_
     fake.public = True
     fake.remaining = 2  # an anonymous caller's hour, nearly used up
     _serve_the_day(fake, repo)
-    config = tmp_path / "repodaily.toml"
-    config.write_text(
-        f"""
-cache_dir = "{tmp_path / "cache"}"
-[analyzer]
-name = "heuristic"
-[output]
-dir = "{tmp_path / "out"}"
-formats = ["md", "json"]
-[github]
-api_url = "{fake.api_url}"
-max_wait_s = 1
-max_in_flight = 1
-[[repos]]
-name = "{REPOSITORY}"
-path = "{repo.path}"
-""",
-        encoding="utf-8",
-    )
+    config = _run_config(tmp_path, repo, fake, max_in_flight=1)
 
     result = CliRunner().invoke(main, ["run", "--config", str(config), "--date", DAY.isoformat()])
 
     assert result.exit_code == 0, result.output
-    (written,) = (tmp_path / "out").rglob("*.json")
-    report = DailyReport.model_validate_json(written.read_text(encoding="utf-8"))
-    assert report.pull_context is False
+    markdown, report = _written(tmp_path)
+    assert report.pull_context is False and "Pull-request context could not be read" in markdown
     assert report.stats.total == len(report.commits) == 4 and report.stats.degraded == 0
     stopped = [line for line in result.output.splitlines() if "pull-request context" in line]
     assert len(stopped) == 1 and "rate limit" in stopped[0]

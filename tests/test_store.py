@@ -132,10 +132,3 @@ def test_what_a_context_source_learnt_round_trips_with_its_validators(tmp_path):
     with Store(tmp_path) as store:
         assert store.get_context("github https://api.github.com", "o/r/pull/1") == answer
         assert store.get_context("github https://ghe.example/api/v3", "o/r/pull/1") is None
-
-
-def test_an_analysis_is_kept_under_the_key_it_is_given(tmp_path):
-    with Store(tmp_path) as store:
-        store.put_analysis("o/r", "a" * 40, _analysis(), "heuristic/1/zh+pr:0123")
-        assert store.get_analyses("o/r", ["a" * 40], "heuristic/1/zh") == {}
-        assert store.get_analyses("o/r", ["a" * 40], "heuristic/1/zh+pr:0123") == {"a" * 40: _analysis()}
