@@ -20,3 +20,18 @@ def _isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         if name.startswith("REPODAILY__") or name in ("LLM_MODEL", "LLM_BASE_URL", "LLM_API_KEY"):
             monkeypatch.delenv(name)
     monkeypatch.chdir(tmp_path)
+
+
+#: The GitHub context source's entry point (pyproject.toml): the name its plugin is registered under.
+GITHUB_CONTEXT = "github-context"
+
+
+@pytest.fixture(autouse=True)
+def _no_platform_context() -> None:
+    """Keep GitHub out of every test: the context source reads pull requests of any github.com repository.
+
+    The tests of the context source register it again, against a local fake (tests/test_github_context.py).
+    """
+    from repodaily.plugins import registry
+
+    registry().remove_plugin(GITHUB_CONTEXT)

@@ -13,11 +13,16 @@ one repository's slice of the API:
 - ``GET``/``POST …/issues/{number}/comments``, ``PATCH``/``DELETE …/issues/comments/{id}``.
 
 It checks what GitHub checks: the token (``Authorization: Bearer``; 401 "Bad
-credentials" otherwise), the API version header, and a body or comment of more
-than 65,536 characters (422 with GitHub's validation error). Every answer
-carries the ``x-ratelimit-*`` headers; :meth:`GitHubFake.refuse_next` makes the
+credentials" otherwise; none at all for reading a :attr:`~GitHubFake.public`
+repository), the API version header, and a body or comment of more than 65,536
+characters (422 with GitHub's validation error). Every answer carries the
+``x-ratelimit-*`` headers, and once the limit is used up every request is refused
+as GitHub refuses it (403, remaining 0); :meth:`GitHubFake.refuse_next` makes the
 next requests answer as a primary (403, remaining 0, reset) or secondary (429,
-``retry-after``) rate limit does. Each request is kept in :attr:`GitHubFake.requests`.
+``retry-after``) rate limit does. A read carries an ``ETag`` (and a
+``Last-Modified`` for what has an ``updated_at``); asked again with
+``If-None-Match`` or ``If-Modified-Since`` while it holds, it is a 304 that costs
+no rate limit. Each request is kept in :attr:`GitHubFake.requests`.
 """
 
 from __future__ import annotations
@@ -26,9 +31,11 @@ import asyncio
 import base64
 import hashlib
 import itertools
+import json
 import threading
 import time
-from email.utils import formatdate
+from datetime import datetime
+from email.utils import formatdate, parsedate_to_datetime
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
@@ -64,9 +71,13 @@ class GitHubFake(LoopbackHttpServer):
         self.comments: list[dict[str, Any]] = []
         self.permissions = {"admin": False, "maintain": False, "push": True, "triage": True, "pull": True}
         self.has_issues = True
+        #: Anyone may read it without a token, as a public repository on github.com.
+        self.public = False
         self.remaining = 5000
         #: Seconds from an answer to the reset its x-ratelimit-reset names.
         self.reset_in = 3600.0
+        #: When the used-up limit refills (time.time()): requests before it are refused.
+        self._refills_at: float | None = None
         #: Echo the Authorization header in a 401's message, as a careless proxy might.
         self.echo_credentials = False
         #: Take requests and never answer them.
@@ -130,17 +141,49 @@ class GitHubFake(LoopbackHttpServer):
     async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with self._lock:
             self.requests.append(request)
+            if self.remaining == 0 and self._refills_at is not None and time.time() >= self._refills_at:
+                self.remaining, self._refills_at = 5000, None
+            if self.remaining == 0 and not self._refusals:
+                self.refuse_next("primary", (self._refills_at or time.time()) - time.time())
             status, payload, headers = self._answer(request)
+            if request.method == "GET" and status == 200:
+                headers = [*headers, *self._validators(payload)]
+                if self._unchanged(request, dict(headers)):
+                    status, payload = 304, None
+            headers = [*headers, *self._limit_headers(headers, counted=status != 304)]
         if self.hang:
             await asyncio.sleep(3600)  # cancelled when the server stops
-        headers = [*headers, *self._limit_headers(headers)]
         if payload is None:
             await write_response(writer, status, b"", headers)
         else:
             await write_json(writer, status, payload, headers)
 
-    def _limit_headers(self, already: list[tuple[str, str]]) -> list[tuple[str, str]]:
-        self.remaining = max(self.remaining - 1, 0)
+    @staticmethod
+    def _validators(payload: Any) -> list[tuple[str, str]]:
+        """An answer's ETag (of its content), and its Last-Modified when it has an ``updated_at``."""
+        headers = [("ETag", f'W/"{hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()}"')]
+        if isinstance(payload, dict) and payload.get("updated_at"):
+            updated = datetime.fromisoformat(payload["updated_at"].replace("Z", "+00:00"))
+            headers.append(("Last-Modified", formatdate(updated.timestamp(), usegmt=True)))
+        return headers
+
+    @staticmethod
+    def _unchanged(request: HttpRequest, headers: dict[str, str]) -> bool:
+        """Whether the request's condition holds: its ETag matches, or nothing changed since its date."""
+        if (tag := request.headers.get("if-none-match")) is not None:
+            return tag == headers["ETag"]
+        since, modified = request.headers.get("if-modified-since"), headers.get("Last-Modified")
+        return (
+            since is not None
+            and modified is not None
+            and parsedate_to_datetime(modified) <= parsedate_to_datetime(since)
+        )
+
+    def _limit_headers(self, already: list[tuple[str, str]], *, counted: bool = True) -> list[tuple[str, str]]:
+        if counted:  # a 304 costs nothing
+            self.remaining = max(self.remaining - 1, 0)
+        if self.remaining == 0 and self._refills_at is None:
+            self._refills_at = time.time() + self.reset_in
         given = {name for name, _ in already}
         headers = [
             ("Date", formatdate(usegmt=True)),
@@ -152,11 +195,13 @@ class GitHubFake(LoopbackHttpServer):
         if "x-ratelimit-remaining" not in given:
             headers += [("x-ratelimit-remaining", str(self.remaining))]
         if "x-ratelimit-reset" not in given:
-            headers += [("x-ratelimit-reset", str(int(time.time() + self.reset_in)))]
+            headers += [("x-ratelimit-reset", str(int(self._refills_at or time.time() + self.reset_in)))]
         return headers
 
     def _answer(self, request: HttpRequest) -> tuple[int, Any, list[tuple[str, str]]]:
-        if (given := request.headers.get("authorization")) != f"Bearer {self.token}":
+        given = request.headers.get("authorization")
+        anonymous_read = given is None and self.public and request.method == "GET"
+        if given != f"Bearer {self.token}" and not anonymous_read:
             echo = f" ({given})" if self.echo_credentials else ""
             return 401, _error(f"Bad credentials{echo}", status=401), []
         if request.headers.get("x-github-api-version") != API_VERSION:

@@ -1,7 +1,8 @@
-"""Commits analysed as a report analyses them: collected by the pipeline's git source, judged by its analyzer.
+"""Commits analysed as a report analyses them, and whole reports of a day, through the real pipeline and store.
 
 Shared by the tests of the heuristic's texts, on repositories built by git and on
-the real vLLM history alike, so both read exactly what a report would show.
+the real vLLM history alike, so both read exactly what a report would show, and
+by the tests that make a configured repository's report of one day.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import asyncio
 from datetime import date
 from pathlib import Path
 
-from repodaily.config import command_line_repo, load_config
-from repodaily.models import Analysis, Commit
+from repodaily.analyzers.base import Analyzer
+from repodaily.config import Config, command_line_repo, load_config
+from repodaily.models import Analysis, Commit, DailyReport
 from repodaily.pipeline import Pipeline
 from repodaily.store import Store
 
@@ -28,3 +30,18 @@ def analysed_days(
         commits = [commit for _, found in pipeline.collect(source, days) for commit in found]
         analyses, _ = asyncio.run(pipeline.analyze(name, commits))
     return [(commit, analyses[commit.sha]) for commit in commits]
+
+
+def day_report(config: Config, day: date, analyzer: Analyzer | None = None) -> DailyReport:
+    """The first configured repository's report of ``day``, by ``analyzer`` or the configured one."""
+
+    async def run(store: Store) -> DailyReport:
+        pipeline = Pipeline(config, store, analyzer=analyzer)
+        try:
+            (report,) = await pipeline.reports_for(config.repos[0], [day])
+        finally:
+            await pipeline.aclose()
+        return report
+
+    with Store(config.cache_path) as store:
+        return asyncio.run(run(store))

@@ -8,7 +8,6 @@ copy. The fingerprints themselves are always the real code's.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.resources
 import json
 import os
@@ -22,6 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
+from pipeline_days import day_report
 
 from repodaily import paths
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, load_conventions, rules, source
@@ -29,7 +29,6 @@ from repodaily.analyzers.llm import EndpointSettings, LLMAnalyzer, LLMSettings, 
 from repodaily.config import Config, load_config
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import DailyReport, Importance
-from repodaily.pipeline import Pipeline
 from repodaily.render import render_markdown
 from repodaily.store import Store
 
@@ -251,17 +250,7 @@ def _config(tmp_path: Path, repo: Path) -> Config:
 
 def _report(config: Config, analyzer: LLMAnalyzer | None = None) -> DailyReport:
     """One day's report through the real pipeline and the real SQLite store under the cache directory."""
-
-    async def run(store: Store) -> DailyReport:
-        pipeline = Pipeline(config, store, analyzer=analyzer)
-        try:
-            (report,) = await pipeline.reports_for(config.repos[0], [DAY])
-        finally:
-            await pipeline.aclose()
-        return report
-
-    with Store(config.cache_path) as store:
-        return asyncio.run(run(store))
+    return day_report(config, DAY, analyzer)
 
 
 def test_a_cached_heuristic_analysis_is_not_served_after_a_rule_edit(

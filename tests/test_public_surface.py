@@ -68,13 +68,15 @@ def test_every_setting_is_in_the_commented_default_config():
     settings = _keys(Config) | _keys(plugins.get("source", "git").settings, "repos.")
     for name in ("heuristic", "llm"):
         settings |= _keys(plugins.get("analyzer", name).settings, f"{name}.")
-    # Every built-in publisher's keys, in [[publish]], its entry point registered here when not installed.
+    # Every built-in publisher's and context source's keys, their entry points registered here when not installed.
     pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     for entry, module in pyproject["project"]["entry-points"]["repodaily"].items():
         if not plugins.manager.has_plugin(entry):
             plugins.add_plugin(importlib.import_module(module), entry)
     for name in plugins.names("publisher"):
         settings |= _keys(plugins.get("publisher", name).settings, "publish.")
+    for name in plugins.names("context"):
+        settings |= _keys(plugins.get("context", name).settings, f"{name}.")
     missing = settings - documented
     assert missing == set()
     assert {
@@ -84,6 +86,7 @@ def test_every_setting_is_in_the_commented_default_config():
         "publish.webhook_url_env",
         "publish.password_env",
         "publish.token_env",
+        "github.token_env",
     } <= settings
     tomllib.loads(text)  # and it parses
 

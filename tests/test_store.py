@@ -1,8 +1,9 @@
 import sqlite3
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 
+from repodaily.context.base import CachedAnswer
 from repodaily.errors import StoreError
 from repodaily.migrations import MIGRATIONS, migrate
 from repodaily.models import Analysis, ChangeType, CoverageReceipt, Highlight, Importance
@@ -120,3 +121,14 @@ def test_a_store_file_that_is_not_a_database_is_a_store_error_naming_it(tmp_path
     (tmp_path / DB_FILE_NAME).write_bytes(content)
     with pytest.raises(StoreError, match=rf"{DB_FILE_NAME}: .*not a database"):
         Store(tmp_path)
+
+
+def test_what_a_context_source_learnt_round_trips_with_its_validators(tmp_path):
+    answer = CachedAnswer(
+        '{"number": 1}', datetime(2026, 2, 9, 3, tzinfo=UTC), 'W/"abc"', "Mon, 09 Feb 2026 03:00:00 GMT"
+    )
+    with Store(tmp_path) as store:
+        store.put_context("github https://api.github.com", "o/r/pull/1", answer)
+    with Store(tmp_path) as store:
+        assert store.get_context("github https://api.github.com", "o/r/pull/1") == answer
+        assert store.get_context("github https://ghe.example/api/v3", "o/r/pull/1") is None

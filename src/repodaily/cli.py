@@ -529,13 +529,15 @@ def doctor(config_path: str | None) -> None:
 
 
 async def _health_of_configured_plugins(config: Config) -> list[tuple[str, list[Health]]]:
-    """Each configured plugin and its checks: the analyzers in use or with a table, the sources, the publishers."""
+    """Each configured plugin and its checks: analyzers in use or with a table, sources, context sources, publishers."""
     plugins = registry()
-    analyzers = [config.analyzer_name, config.analyzer.fallback, *sorted(config.model_extra or {})]
+    tables = sorted(name for name in config.model_extra or {} if name in plugins.names("analyzer"))
+    analyzers = [config.analyzer_name, config.analyzer.fallback, *tables]
     configured: list[tuple[Kind, str, dict[str, Any]]] = [
         ("analyzer", name, config.plugin_table(name)) for name in dict.fromkeys(analyzers)
     ]
     configured += [("source", repo.source, repo.source_settings) for repo in config.repos]
+    configured += [("context", name, config.plugin_table(name)) for name in plugins.names("context")]
     configured += [("publisher", target.type, target.settings) for target in config.publishers]
     checked = []
     for kind, name, table in configured:

@@ -5,7 +5,8 @@ came from, because a config error is a user's to fix.
 
 The core owns the keys below; every other table belongs to a plugin and is
 validated by that plugin's own settings model, through the registry
-(:mod:`repodaily.plugins`): a top-level table named after an analyzer (``[llm]``),
+(:mod:`repodaily.plugins`): a top-level table named after an analyzer (``[llm]``)
+or a context source (``[github]``),
 a repository's keys beyond ``name``/``source``/``web_url``/``description``/``conventions`` (its
 source's: ``url``, ``path``, ``branch`` for ``git``), and each ``[[publish]]``
 table beyond ``type``. This module imports no plugin's code.
@@ -25,7 +26,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from repodaily.errors import ConfigError
-from repodaily.plugins import registry
+from repodaily.plugins import Kind, registry
 from repodaily.tables import describe, merge, read_toml
 
 ENV_PREFIX = "REPODAILY__"
@@ -156,7 +157,7 @@ class AnalyzerConfig(_Section):
 
 
 class Config(_Section):
-    """The whole configuration; a top-level table beyond these keys is the analyzer plugin's of that name."""
+    """The whole configuration; a top-level table beyond these keys is a plugin's: an analyzer's, a context source's."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -200,7 +201,7 @@ class Config(_Section):
         return max(ready, key=lambda spec: spec.rank).name if ready else self.analyzer.fallback
 
     def plugin_table(self, name: str) -> dict[str, Any]:
-        """The top-level table named ``name`` (an analyzer's settings), empty when the config has none."""
+        """The top-level table named ``name`` (an analyzer's or context source's settings), empty if there is none."""
         table = (self.model_extra or {}).get(name, {})
         return dict(table) if isinstance(table, Mapping) else {}
 
@@ -329,11 +330,12 @@ def _validated(data: dict[str, Any], where: str) -> Config:
     except ValidationError as exc:
         raise ConfigError(describe(exc, where)) from None
     plugins = registry()
-    analyzers = plugins.names("analyzer")
+    analyzers, contexts = plugins.names("analyzer"), plugins.names("context")
     for key in config.model_extra or {}:
-        if key not in analyzers:
+        kind: Kind = "analyzer" if key in analyzers else "context"
+        if key not in analyzers and key not in contexts:
             raise ConfigError(f"{where}: {key}: unknown key")
-        plugins.settings("analyzer", key, config.plugin_table(key), where, at=f"{key}.")
+        plugins.settings(kind, key, config.plugin_table(key), where, at=f"{key}.")
     for key in ("name", "fallback"):
         name = getattr(config.analyzer, key)
         if name != "auto" or key == "fallback":

@@ -13,7 +13,8 @@ third party's for theirs. It implements one or more of these hooks with
         register(PluginSpec("s3", make_s3_publisher, settings=S3Settings))
 
 Each kind has a protocol of its own, which is all the core knows of it:
-:class:`~repodaily.sources.base.Source`, :class:`~repodaily.analyzers.base.Analyzer`,
+:class:`~repodaily.sources.base.Source`, :class:`~repodaily.context.base.ContextSource`,
+:class:`~repodaily.analyzers.base.Analyzer`,
 :class:`~repodaily.render.base.Renderer` and :class:`~repodaily.publish.base.Publisher`.
 """
 
@@ -37,6 +38,11 @@ Register = Callable[[Any], None]
 @hookspec
 def register_sources(register: Register) -> None:
     """Register sources: where a repository's commits come from (``source = NAME`` in ``[[repos]]``)."""
+
+
+@hookspec
+def register_contexts(register: Register) -> None:
+    """Register context sources: what a platform adds to a day's commits (pull requests, releases; ``[NAME]``)."""
 
 
 @hookspec

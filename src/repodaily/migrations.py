@@ -97,6 +97,24 @@ def m004_deliveries(db: sqlite3.Connection) -> None:
     )
 
 
+@_migration
+def m005_context(db: sqlite3.Connection) -> None:
+    """What context sources learnt (pull requests, release pages), with validators for conditional requests."""
+    db.execute(
+        """
+        CREATE TABLE context (
+            source TEXT NOT NULL,
+            key TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            etag TEXT,
+            last_modified TEXT,
+            fetched_at TEXT NOT NULL,
+            PRIMARY KEY (source, key)
+        )
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")

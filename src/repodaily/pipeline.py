@@ -1,4 +1,4 @@
-"""The pipeline: collect → analyze (context first, the store's cache in front) → digest → render → deliver.
+"""The pipeline: collect → context → analyze (the store's cache in front) → digest → render → deliver.
 
 Each step is a method here with typed hand-offs: a source's
 ``(day, list[Commit])``, ``dict[sha, Analysis]``, a
@@ -9,6 +9,14 @@ publishers are plugins made through the registry (:mod:`repodaily.plugins`) by
 the names the config gives; this module knows them only by their protocols. It
 owns the cache and the run accounting, and never lets one commit's failure cost
 the report nor one repository's failure cost the others.
+
+Context sources (:mod:`repodaily.context.base`) are plugins too: every one
+registered is made once per run, with the store as its cache, and the first that
+serves a repository tells each of its days which pull request each commit came
+from and which releases were published. The inputs carry the pull requests, the
+report the releases and whether the context was read whole; an analysis is
+cached under the analyzer's key for its input (:meth:`Analyzer.analysis_key`),
+which says whether (and which) pull request it carried.
 """
 
 from __future__ import annotations
@@ -19,7 +27,7 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -27,6 +35,7 @@ from typing import Any, Protocol
 
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
+from repodaily.context.base import ContextSource, ContextSourceContext, DayContext
 from repodaily.context.budget import build_input
 from repodaily.context.repository import describe_repository, primary_language
 from repodaily.delivery import Target, TargetResult, Unusable, deliver
@@ -43,6 +52,7 @@ from repodaily.models import (
     Highlight,
     Importance,
     Provenance,
+    PullRequest,
     RepositoryContext,
     RunInfo,
     Stats,
@@ -206,6 +216,8 @@ class Pipeline:
         self._pairs: dict[str, tuple[Analyzer, Analyzer]] = {}
         # What each repository's context holds whatever the day: built once per repository per run.
         self._described: dict[str, RepositoryContext] = {}
+        # Every registered context source, made on first use and closed with the analyzers.
+        self._context_sources: list[ContextSource] | None = None
         self.progress: ProgressSink = progress or _NoProgress()
 
     # -- analyzers, per repository
@@ -285,19 +297,58 @@ class Pipeline:
             return described
         return described.model_copy(update={"language": primary_language(tree)})
 
+    # -- what a platform tells of the day: pull requests and releases
+
+    def _contexts(self) -> list[ContextSource]:
+        """Every registered context source, each made from its top-level table (``[github]``)."""
+        if self._context_sources is None:
+            plugins = registry()
+            context = ContextSourceContext(cache=self.store, redact=self.redact)
+            tables = {name: self.config.plugin_table(name) for name in plugins.names("context")}
+            self._context_sources = [
+                plugins.create("context", name, table, "config", at=f"{name}.", context=context)
+                for name, table in tables.items()
+            ]
+        return self._context_sources
+
+    async def day_context(self, repo: RepoConfig, day: date, commits: Sequence[Commit]) -> DayContext | None:
+        """What the first context source that serves ``repo`` tells of its ``day``; None when none serves it.
+
+        A source that fails all the same costs the context, never the report: the
+        report is made without, and says so.
+        """
+        assert repo.name is not None
+        name, web_url = repo.name, _web_url(repo)
+        source = next((s for s in self._contexts() if s.serves(name, web_url)), None)
+        if source is None:
+            return None
+        window = day_window(day, self.config.tz)
+        try:
+            return await source.day(name, commits, window.start, window.end)
+        except Exception as exc:  # a plugin's bug must not cost the report
+            log.warning("%s %s: no pull-request context: %s", name, day, self.redact(f"{type(exc).__name__}: {exc}"))
+            return DayContext(complete=False)
+
     async def aclose(self) -> None:
-        """Release every analyzer this pipeline made or was given."""
+        """Release every analyzer and context source this pipeline made or was given."""
         pairs = [*self._pairs.values(), *([(self._given, self._given)] if self._given else [])]
         for analyzer in {id(a): a for pair in pairs for a in pair}.values():
             await analyzer.aclose()
+        for source in self._context_sources or []:
+            await source.aclose()
 
     # -- analyze, with the cache in front
 
     def _input(
-        self, repo: str, commit: Commit, analyzer: Analyzer, repository: RepositoryContext | None
+        self,
+        repo: str,
+        commit: Commit,
+        analyzer: Analyzer,
+        repository: RepositoryContext | None,
+        pull_request: PullRequest | None = None,
     ) -> AnalysisInput:
         """What ``analyzer`` reads of ``commit``: planned for it, so its receipts say what it read."""
-        return build_input(
+        item = build_input(
             repo,
             commit,
             budget_tokens=self.config.context.budget_tokens,
@@ -306,6 +357,7 @@ class Pipeline:
             whole_patch=analyzer.reads_whole_patch,
             repository=repository,
         )
+        return item.model_copy(update={"pull_request": pull_request}) if pull_request is not None else item
 
     async def _analyze_one(
         self,
@@ -313,10 +365,11 @@ class Pipeline:
         commit: Commit,
         analyzers: tuple[Analyzer, Analyzer],
         repository: RepositoryContext | None,
+        pull_request: PullRequest | None,
         semaphore: asyncio.Semaphore,
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
-        item = self._input(repo, commit, analyzer, repository)
+        item = self._input(repo, commit, analyzer, repository, pull_request)
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(item)
@@ -330,7 +383,9 @@ class Pipeline:
                 log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
                 fallback = None
                 if fallback_analyzer is not analyzer:
-                    fallback = await fallback_analyzer.analyze(self._input(repo, commit, fallback_analyzer, repository))
+                    fallback = await fallback_analyzer.analyze(
+                        self._input(repo, commit, fallback_analyzer, repository, pull_request)
+                    )
                 spent = exc.usage if isinstance(exc, AnalysisError) and exc.usage is not None else Usage()
                 analysis = _failed_analysis(commit, analyzer.fingerprint_for(repository), reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
@@ -345,20 +400,27 @@ class Pipeline:
         *,
         conventions: str | dict[str, Any] | None = None,
         repository: RepositoryContext | None = None,
+        pulls: Mapping[str, PullRequest] | None = None,
     ) -> tuple[dict[str, Analysis], set[str]]:
         """Analyses for ``commits``, and the SHAs whose analysis came from the cache.
 
         ``conventions`` as for :meth:`analyzers_for`: by default the configured repository's.
-        Every input carries ``repository`` (:meth:`repository_context`), and the cache
-        is read under the analyzer's fingerprint for it.
+        Every input carries ``repository`` (:meth:`repository_context`) and its commit's
+        pull request from ``pulls`` (by SHA), and the cache is read under the analyzer's
+        key for the two (:meth:`Analyzer.analysis_key`).
         """
+        pulls = pulls or {}
         analyzers = self.analyzers_for(repo, conventions)
-        fingerprint = analyzers[0].fingerprint_for(repository)
-        cached = self.store.get_analyses(repo, (c.sha for c in commits), fingerprint)
+        keys = {c.sha: analyzers[0].analysis_key(repository, pulls.get(c.sha)) for c in commits}
+        cached: dict[str, Analysis] = {}
+        for key in dict.fromkeys(keys.values()):
+            cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
         todo = [c for c in commits if c.sha not in cached]
         self.progress.begin(f"analysing {repo}", len(todo))
         semaphore = asyncio.Semaphore(self.config.analyzer.concurrency)
-        fresh = await asyncio.gather(*(self._analyze_one(repo, c, analyzers, repository, semaphore) for c in todo))
+        fresh = await asyncio.gather(
+            *(self._analyze_one(repo, c, analyzers, repository, pulls.get(c.sha), semaphore) for c in todo)
+        )
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
 
     # -- collect
@@ -409,7 +471,8 @@ class Pipeline:
         try:
             for day, commits in days_stream:
                 repository = self.repository_context(repo, source, commits)
-                yield await self.digest(repo, analyzer, day, commits, repository)
+                context = await self.day_context(repo, day, commits)
+                yield await self.digest(repo, analyzer, day, commits, repository, context)
         finally:
             days_stream.close()
 
@@ -426,11 +489,22 @@ class Pipeline:
         day: date,
         commits: list[Commit],
         repository: RepositoryContext | None = None,
+        context: DayContext | None = None,
     ) -> DailyReport:
-        """Analyse one day's commits (the cache first), told ``repository``, and digest them into its report."""
+        """Analyse one day's commits (the cache first), told ``repository`` and ``context``, and digest them.
+
+        The report carries the context's releases and says whether it was read whole
+        (``pull_context``); without a context source it says nothing of either.
+        """
         assert repo.name is not None
         started = time.monotonic()
-        analyses, cached = await self.analyze(repo.name, commits, conventions=repo.conventions, repository=repository)
+        analyses, cached = await self.analyze(
+            repo.name,
+            commits,
+            conventions=repo.conventions,
+            repository=repository,
+            pulls=context.pulls if context is not None else None,
+        )
         usage = _sum_usage(a for sha, a in analyses.items() if sha not in cached)
         highlights = await self._highlights(analyzer, repo.name, day, commits, analyses, usage)
         run = RunInfo(
@@ -455,6 +529,9 @@ class Pipeline:
             analyses=analyses,
             run=run,
             highlights=highlights,
+            pull_requests=context.pulls if context is not None else None,
+            releases=context.releases if context is not None else (),
+            pull_context=context.complete if context is not None else None,
         )
 
     async def _highlights(

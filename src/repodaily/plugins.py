@@ -1,4 +1,4 @@
-"""One registry for every plugin: sources, analyzers, renderers and publishers.
+"""One registry for every plugin: sources, context sources, analyzers, renderers and publishers.
 
 Built-ins and third-party packages come in through the same door: the entry
 points of the ``repodaily`` group, each a module implementing the hooks of
@@ -30,10 +30,11 @@ from repodaily.tables import describe
 
 __all__ = ["KINDS", "Health", "Kind", "NoSettings", "PluginSpec", "Registry", "registry"]
 
-Kind = Literal["source", "analyzer", "renderer", "publisher"]
-KINDS: tuple[Kind, ...] = ("source", "analyzer", "renderer", "publisher")
+Kind = Literal["source", "context", "analyzer", "renderer", "publisher"]
+KINDS: tuple[Kind, ...] = ("source", "context", "analyzer", "renderer", "publisher")
 _HOOKS: dict[Kind, str] = {
     "source": "register_sources",
+    "context": "register_contexts",
     "analyzer": "register_analyzers",
     "renderer": "register_renderers",
     "publisher": "register_publishers",

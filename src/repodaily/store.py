@@ -1,4 +1,4 @@
-"""The SQLite store: the analysis cache, and a record of runs and the reports they wrote.
+"""The SQLite store: the analysis cache, what context sources learnt, and a record of runs and reports.
 
 Analyses are keyed by (repo, sha, analyzer fingerprint) and written the moment
 each completes, so a killed run resumes where it stopped and a rerun of the same
@@ -23,6 +23,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
+from repodaily.context.base import CachedAnswer
 from repodaily.errors import StoreError
 from repodaily.migrations import migrate
 from repodaily.models import Analysis, Highlight
@@ -127,6 +128,30 @@ class Store:
         with _store_errors(self.path):
             count: int = self._db.execute("SELECT count(*) FROM analyses").fetchone()[0]
             return count
+
+    # -- what context sources learnt
+
+    def get_context(self, source: str, key: str) -> CachedAnswer | None:
+        """The answer ``source`` kept under ``key``; None when there is none or it no longer reads."""
+        with _store_errors(self.path):
+            row = self._db.execute(
+                "SELECT payload, fetched_at, etag, last_modified FROM context WHERE source = ? AND key = ?",
+                (source, key),
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            return CachedAnswer(row[0], datetime.fromisoformat(row[1]), row[2], row[3])
+        except _BAD_ROW as exc:
+            log.warning("cached context %s %s is unreadable, asked again: %s", source, key, _first_line(exc))
+            return None
+
+    def put_context(self, source: str, key: str, answer: CachedAnswer) -> None:
+        self._write(
+            "INSERT OR REPLACE INTO context (source, key, payload, etag, last_modified, fetched_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (source, key, answer.payload, answer.etag, answer.last_modified, answer.fetched_at.isoformat()),
+        )
 
     # -- highlights
 

@@ -3,12 +3,15 @@
 It decides what of a commit's diff an analyzer reads — most important files first,
 within a token budget — and records the decision in a receipt, so that a report
 can say which files were read whole, which were clipped and which were only
-counted. Pure: no git, no network, no model files.
+counted. That part is pure: no git, no network, no model files; only the context
+sources (below) ask a platform.
 
 - :mod:`.tokens` estimates token counts offline;
 - :mod:`.budget` spends the budget and writes the receipts, ranking files by the
   categories of :mod:`repodaily.paths` (source, build, test, docs, generated, binary);
-- :mod:`.repository` describes the commit's repository, bounded, for the analyzers that read it.
+- :mod:`.repository` describes the commit's repository, bounded, for the analyzers that read it;
+- :mod:`.base` is the protocol of context sources, plugins that add what a platform knows of a
+  day (the pull request each commit came from, the releases); :mod:`.github` is GitHub's.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""The GitHub REST client both publishers share: our headers, one deadline per request, rate limits, our errors.
+"""The GitHub client the publishers and the GitHub context source share: headers, deadlines, rate limits, errors.
 
 Every request carries ``Accept: application/vnd.github+json``, the API version
-it was written against (``X-GitHub-Api-Version: 2022-11-28``) and the token as
-``Authorization: Bearer``. The token goes nowhere else: every text taken from an
-answer is redacted before it can reach an error message, and a pagination link
-is followed only while it stays on the configured API, so the header never
+it was written against (``X-GitHub-Api-Version: 2022-11-28``) and the token, if
+there is one, as ``Authorization: Bearer`` (public repositories are read
+without). The token goes nowhere else: every text taken from an answer is
+redacted before it can reach an error message, and a pagination link is
+followed only while it stays on the configured API, so the header never
 travels to another host.
 
 GitHub limits a token in two ways, and says which in its answers:
@@ -18,7 +19,7 @@ GitHub limits a token in two ways, and says which in its answers:
 
 A wait is taken only while the report's total stays within ``max_wait_s``
 (:meth:`GitHubClient.new_budget` starts a report's count); a longer one fails at
-once with one line saying when GitHub will take requests again, rather than
+once (:class:`RateLimited`) with one line saying when GitHub will take requests again, rather than
 holding a daily run for an hour. Nothing else is retried here: a request that
 changes something and got no answer may have done it, and each publisher finds
 its own earlier work on the next run instead (a blob SHA, an issue marker).
@@ -43,7 +44,7 @@ from repodaily.publish.github.settings import Access, GitHubSettings
 from repodaily.redact import Redactor
 from repodaily.waits import server_wait
 
-__all__ = ["API_VERSION", "GitHubClient", "GitHubError", "Reply", "RepositoryPublisher"]
+__all__ = ["API_VERSION", "GitHubClient", "GitHubError", "RateLimited", "Reply", "RepositoryPublisher"]
 
 API_VERSION = "2022-11-28"
 _MEDIA_TYPE = "application/vnd.github+json"
@@ -65,6 +66,22 @@ class GitHubError(PublishError):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+class RateLimited(GitHubError):
+    """GitHub refuses requests for longer than the waits allowed: asking again now is pointless."""
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One request as sent (and sent again after a rate-limit wait); ``path`` names it in errors."""
+
+    method: str
+    url: str
+    path: str
+    params: Mapping[str, str] | None = None
+    body: Any = None
+    headers: Mapping[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -129,7 +146,7 @@ class GitHubClient:
         *,
         target: str,
         api_url: str,
-        token: str,
+        token: str | None,
         timeout_s: float,
         max_wait_s: float,
         redact: Callable[[str], str],
@@ -140,7 +157,9 @@ class GitHubClient:
         self._max_wait_s = max_wait_s
         #: Masks every credential the run knows, and this token whatever the run knows: for all we send or say.
         self.redact = redact
-        headers = {"Accept": _MEDIA_TYPE, "X-GitHub-Api-Version": API_VERSION, "Authorization": f"Bearer {token}"}
+        headers = {"Accept": _MEDIA_TYPE, "X-GitHub-Api-Version": API_VERSION}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         # No per-read timeouts: each request runs under one deadline for the whole exchange.
         self._http = httpx.AsyncClient(headers=headers, timeout=None)
         self._waited = 0.0
@@ -185,35 +204,50 @@ class GitHubClient:
         params: Mapping[str, str] | None = None,
         body: Any = None,
         expect: Collection[int] = (200,),
+        headers: Mapping[str, str] | None = None,
     ) -> Reply:
-        """One request to ``path`` (under the API URL); :class:`GitHubError` for a status not in ``expect``."""
-        return await self._call(method, f"{self._api_url}{path}", path, params, body, expect)
+        """One request to ``path`` (under the API URL); :class:`GitHubError` for a status not in ``expect``.
+
+        ``headers`` add to ours: ``If-None-Match`` makes a conditional request, whose 304 costs no rate limit.
+        """
+        return await self._call(_Request(method, f"{self._api_url}{path}", path, params, body, headers), expect)
+
+    @property
+    def graphql_url(self) -> str:
+        """The GraphQL endpoint beside this REST API: ``/graphql`` on github.com, ``/api/graphql`` on Enterprise."""
+        if self._api_url.endswith("/api/v3"):
+            return self._api_url.removesuffix("/v3") + "/graphql"
+        return f"{self._api_url}/graphql"
+
+    async def graphql(self, query: str, variables: Mapping[str, Any]) -> Reply:
+        """One GraphQL query; its ``errors`` (a field not found, a limit) are the caller's to read in the answer."""
+        body = {"query": query, "variables": dict(variables)}
+        return await self._call(_Request("POST", self.graphql_url, "/graphql", body=body), (200,))
+
+    def relative(self, url: str | None) -> str | None:
+        """The path of ``url`` (a pagination link) under this API; None when it leads elsewhere, where no token goes."""
+        if url is None or not url.startswith(f"{self._api_url}/"):
+            return None
+        return url.removeprefix(self._api_url)
 
     async def pages(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Any]:
         """Every item of a listing, 100 a page, following the ``next`` links while they stay on this API."""
         url: str | None = f"{self._api_url}{path}"
         query: Mapping[str, str] | None = {**params, "per_page": "100"}
         while url is not None:
-            reply = await self._call("GET", url, path, query, None, (200,))
+            reply = await self._call(_Request("GET", url, path, query), (200,))
             if not isinstance(reply.data, list):
                 raise PublishError(f"{self.target}: GET {path}: the answer is not a list")
             for item in reply.data:
                 yield item
-            on_this_api = reply.next is not None and reply.next.startswith(f"{self._api_url}/")
-            url, query = (reply.next, None) if on_this_api else (None, None)
+            following = self.relative(reply.next)
+            url, query = (f"{self._api_url}{following}", None) if following is not None else (None, None)
 
-    async def _call(
-        self,
-        method: str,
-        url: str,
-        path: str,
-        params: Mapping[str, str] | None,
-        body: Any,
-        expect: Collection[int],
-    ) -> Reply:
+    async def _call(self, request: _Request, expect: Collection[int]) -> Reply:
+        method, path = request.method, request.path
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             await self._until_refilled()
-            reply = await self._exchange(method, url, path, params, body)
+            reply = await self._exchange(request)
             if (reset := _reset_in(reply.headers)) is not None and reply.status not in _RATE_STATUS:
                 self._paused_until = time.monotonic() + reset  # that was the last request of the hour
             if reply.status in expect:
@@ -225,7 +259,7 @@ class GitHubClient:
                 break
             limit, seconds = refusal
             await self._wait(seconds, f"the {limit} rate limit")
-        raise PublishError(f"{self.target}: {method} {path}: still rate limited after {_MAX_ATTEMPTS} attempts")
+        raise RateLimited(f"{self.target}: {method} {path}: still rate limited after {_MAX_ATTEMPTS} attempts", 429)
 
     async def _until_refilled(self) -> None:
         if self._paused_until is not None:
@@ -235,9 +269,10 @@ class GitHubClient:
 
     async def _wait(self, seconds: float, why: str) -> None:
         if self._waited + seconds > self._max_wait_s:
-            raise PublishError(
+            raise RateLimited(
                 f"{self.target}: GitHub refuses requests for {seconds:.0f} s ({why}), more than "
-                f"max_wait_s = {self._max_wait_s:g} s allows for a report; try again later"
+                f"max_wait_s = {self._max_wait_s:g} s allows for a report; try again later",
+                429,
             )
         self._waited += seconds
         await asyncio.sleep(seconds)
@@ -252,11 +287,14 @@ class GitHubClient:
         said = f": {message[:_MESSAGE_CHARS]}" if message else ""
         return GitHubError(f"{self.target}: {method} {path}: HTTP {status}{hint}{said}", status)
 
-    async def _exchange(self, method: str, url: str, path: str, params: Mapping[str, str] | None, body: Any) -> Reply:
+    async def _exchange(self, request: _Request) -> Reply:
         """One exchange, from connecting to the body's last byte, within the deadline."""
+        method, path = request.method, request.path
         try:
             async with asyncio.timeout(self._timeout_s):
-                async with self._http.stream(method, url, params=params, json=body) as response:
+                async with self._http.stream(
+                    method, request.url, params=request.params, json=request.body, headers=request.headers
+                ) as response:
                     chunks, size = [], 0
                     async for chunk in response.aiter_bytes():
                         chunks.append(chunk)

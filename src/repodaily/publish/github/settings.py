@@ -19,7 +19,7 @@ from repodaily.errors import ConfigError
 from repodaily.publish.base import check_template
 from repodaily.publish.files import FilesSettings
 
-__all__ = ["Access", "GitHubFileSettings", "GitHubIssueSettings", "GitHubSettings"]
+__all__ = ["Access", "GitHubFileSettings", "GitHubIssueSettings", "GitHubSettings", "check_api_url"]
 
 #: The replaced tool's variables, read when the configured ones are unset.
 LEGACY_TOKEN = "TOKEN"
@@ -32,6 +32,16 @@ def _check_repository(value: str) -> str:
     if not _REPOSITORY.fullmatch(value) or value.endswith(("/.", "/..")):
         raise ValueError(f"{value!r} is not a repository of the form owner/name")
     return value
+
+
+def check_api_url(value: str) -> str:
+    """An API base URL: http(s), a host, no credentials (the token is named by ``token_env``), no trailing slash."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{value!r} is not an http(s) URL")
+    if parts.username or parts.password:
+        raise ValueError("the API URL cannot hold credentials: name the token's variable in token_env")
+    return value.rstrip("/")
 
 
 class GitHubSettings(BaseModel):
@@ -63,12 +73,7 @@ class GitHubSettings(BaseModel):
     @field_validator("api_url")
     @classmethod
     def _api_url(cls, value: str) -> str:
-        parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"{value!r} is not an http(s) URL")
-        if parts.username or parts.password:
-            raise ValueError("the API URL cannot hold credentials: name the token's variable in token_env")
-        return value.rstrip("/")
+        return check_api_url(value)
 
 
 class GitHubFileSettings(GitHubSettings, FilesSettings):

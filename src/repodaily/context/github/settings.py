@@ -1,0 +1,64 @@
+"""The ``[github]`` table: whether the context source runs, with which token, against which API.
+
+No setting holds a secret: ``token_env`` names the variable that holds the token;
+``GH_TOKEN`` (the GitHub CLI's) is read when that one is unset. Without a token
+the public REST API still answers, 60 requests an hour, which a day of a small
+public repository fits in; GraphQL needs a token and is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from repodaily.publish.github.settings import check_api_url
+
+__all__ = ["GitHubContextSettings"]
+
+#: Read when the configured variable is unset: the GitHub CLI's.
+FALLBACK_TOKEN = "GH_TOKEN"
+_GITHUB_HOST = "github.com"
+
+
+class GitHubContextSettings(BaseModel):
+    """The ``[github]`` table."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    enabled: bool | Literal["auto"] = Field(
+        default="auto",
+        description="Read pull requests and releases: auto for repositories on github.com, true for all, false never.",
+    )
+    token_env: str = Field(
+        default="GITHUB_TOKEN", min_length=1, description="The variable holding the token; unset: GH_TOKEN."
+    )
+    api_url: str = Field(
+        default="https://api.github.com",
+        description="The REST API's base URL: GitHub Enterprise's https://HOST/api/v3, or a local test server.",
+    )
+    timeout_s: float = Field(default=30.0, gt=0, description="Deadline of one whole request, answer included.")
+    max_wait_s: float = Field(
+        default=30.0, ge=0, description="Most seconds of rate-limit waits per day; past it the run goes on without."
+    )
+    max_in_flight: int = Field(default=4, ge=1, le=16, description="Requests to GitHub at once.")
+    fresh_days: float = Field(
+        default=7.0, ge=0, description="A merged pull request cached this recently is used without asking again."
+    )
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        return check_api_url(value)
+
+    def token(self, environ: Mapping[str, str]) -> str | None:
+        """The token from the configured variable, else ``GH_TOKEN``; None to ask without one."""
+        return (environ.get(self.token_env) or environ.get(FALLBACK_TOKEN) or "").strip() or None
+
+    def serves(self, repo: str, web_url: str | None) -> bool:
+        """Whether to read the context of ``repo``: always when enabled, on github.com when auto."""
+        if self.enabled == "auto":
+            return web_url is not None and urlsplit(web_url).hostname == _GITHUB_HOST
+        return bool(self.enabled) and "/" in repo

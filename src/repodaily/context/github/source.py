@@ -1,0 +1,84 @@
+"""The GitHub context source: each commit's pull request and the day's releases, or as much as GitHub allows.
+
+Which pull request a commit came from is read first from the commit itself: the
+``(#N)`` suffix GitHub's squash merges write, or a merge commit's ``Merge pull
+request #N``; only a commit naming none costs a lookup
+(``GET …/commits/{sha}/pulls``). The numbers are then fetched together
+(:mod:`.fetch`).
+
+When GitHub stops answering (the hourly limit of an anonymous caller used up, a
+secondary limit that asks for more than ``max_wait_s``, a refused token), the
+source says so in one line and asks nothing more for the rest of the run; each
+report after that is complete but for its pull-request context, and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from repodaily.context.base import ContextSourceContext, DayContext
+from repodaily.context.github.fetch import GitHubReader
+from repodaily.context.github.settings import GitHubContextSettings
+from repodaily.models import Commit, PullRequest
+from repodaily.publish.github.client import GitHubClient
+from repodaily.redact import Redactor
+
+__all__ = ["GitHubContext"]
+
+log = logging.getLogger(__name__)
+
+
+class GitHubContext:
+    """Pull requests and releases of the repositories on one GitHub API, for one run."""
+
+    def __init__(self, settings: GitHubContextSettings, context: ContextSourceContext) -> None:
+        self._settings = settings
+        token = settings.token(context.environ)
+        own = Redactor([token] if token else [])
+        self._client = GitHubClient(
+            target=f"GitHub context ({settings.api_url})",
+            api_url=settings.api_url,
+            token=token,
+            timeout_s=settings.timeout_s,
+            max_wait_s=settings.max_wait_s,
+            redact=lambda text: own(context.redact(text)),
+        )
+        self._reader = GitHubReader(
+            self._client,
+            context.cache,
+            source=f"github {settings.api_url}",
+            fresh=timedelta(days=settings.fresh_days),
+            graphql=token is not None,
+            max_in_flight=settings.max_in_flight,
+        )
+        self._said_stopped = False
+
+    def serves(self, repo: str, web_url: str | None) -> bool:
+        return self._settings.serves(repo, web_url)
+
+    async def day(self, repo: str, commits: Sequence[Commit], start: datetime, end: datetime) -> DayContext:
+        """The pull request of each of ``commits`` that has one, and the releases published in [``start``, ``end``]."""
+        self._client.new_budget()
+        named = {commit.sha: commit.pr_number for commit in commits if commit.pr_number is not None}
+        unnamed = [commit.sha for commit in commits if commit.pr_number is None]
+        by_number, releases, found = await asyncio.gather(
+            self._reader.pulls(repo, list(named.values())),
+            self._reader.releases(repo, start, end),
+            asyncio.gather(*(self._reader.commit_pull(repo, sha) for sha in unnamed)),
+        )
+        pulls = {sha: pull for sha, number in named.items() if (pull := by_number.get(number)) is not None}
+        pulls.update({sha: pull for sha, pull in zip(unnamed, found, strict=True) if isinstance(pull, PullRequest)})
+        if self._reader.stopped is not None and not self._said_stopped:
+            self._said_stopped = True
+            log.warning("no more pull-request context this run, reports say so: %s", self._reader.stopped)
+        return DayContext(
+            pulls=pulls,
+            releases=releases if isinstance(releases, list) else [],
+            complete=self._reader.stopped is None,
+        )
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
