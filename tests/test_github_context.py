@@ -139,7 +139,7 @@ def _config(tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake, **github
         overrides={
             "cache_dir": str(tmp_path / "cache"),
             "repos": [{"name": REPOSITORY, "path": str(repo.path)}],
-            "github": {"api_url": fake.api_url, "max_wait_s": 2, **github},
+            "github": {"api_url": fake.api_url, "max_wait_s": 2, "enabled": True, **github},
         },
     )
 
@@ -208,6 +208,7 @@ formats = ["md", "json"]
 [github]
 api_url = "{fake.api_url}"
 max_wait_s = 1
+enabled = true
 {extra}
 [[repos]]
 name = "{REPOSITORY}"
@@ -560,12 +561,13 @@ def test_switched_off_it_asks_nothing_and_the_report_says_nothing_of_it(
     assert fake.requests == [] and report.pull_context is None and report.releases == []
 
 
-def test_auto_serves_github_com_repositories_only() -> None:
+def test_auto_serves_github_com_repositories_with_a_token_only() -> None:
     settings = GitHubContextSettings()
-    assert settings.serves(REPOSITORY, "https://github.com/acme/widgets")
-    assert not settings.serves(REPOSITORY, "https://gitlab.com/acme/widgets")
-    assert not settings.serves(REPOSITORY, None)
-    assert GitHubContextSettings(enabled=True).serves(REPOSITORY, "https://ghe.example/acme/widgets")
+    assert settings.serves(REPOSITORY, "https://github.com/acme/widgets", token=True)
+    assert not settings.serves(REPOSITORY, "https://github.com/acme/widgets", token=False)
+    assert not settings.serves(REPOSITORY, "https://gitlab.com/acme/widgets", token=True)
+    assert not settings.serves(REPOSITORY, None, token=True)
+    assert GitHubContextSettings(enabled=True).serves(REPOSITORY, "https://ghe.example/acme/widgets", token=False)
 
 
 def test_a_bad_github_table_is_a_config_error_naming_the_key() -> None:

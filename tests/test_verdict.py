@@ -49,6 +49,8 @@ REPORT_KEYS = [
     "stats",
     "links",
     "highlights",
+    "releases",
+    "pull_context",
     "run",
     "extra",
 ]
@@ -62,6 +64,7 @@ COMMIT_KEYS = [
     "message_lines",
     "pr_number",
     "pr_url",
+    "pull_request",
     "encoding_issues",
     "missing_files",
     "date_issues",

@@ -27,13 +27,14 @@ def create_github_context(*, settings: GitHubContextSettings, context: ContextSo
 async def github_health(settings: GitHubContextSettings, environ: Mapping[str, str]) -> list[Health]:
     """The API as the token (or an anonymous caller) sees it, and the requests left this hour; none when off.
 
+    Off means ``enabled = false``, or ``auto`` without a token (nothing is read then).
     ``GET /rate_limit`` costs nothing against the limit it reports.
     """
-    if settings.enabled is False:
+    token = settings.token(environ)
+    if settings.enabled is False or (settings.enabled == "auto" and token is None):
         return []
     from repodaily.publish.github.client import GitHubClient
 
-    token = settings.token(environ)
     own = Redactor([token] if token else [])
     target = f"github context {settings.api_url}"
     client = GitHubClient(

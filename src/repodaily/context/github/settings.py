@@ -30,7 +30,10 @@ class GitHubContextSettings(BaseModel):
 
     enabled: bool | Literal["auto"] = Field(
         default="auto",
-        description="Read pull requests and releases: auto for repositories on github.com, true for all, false never.",
+        description=(
+            "Read pull requests and releases: auto for repositories on github.com when a token is set "
+            "(anonymous reads run out at 60 requests an hour), true for all, false never."
+        ),
     )
     token_env: str = Field(
         default="GITHUB_TOKEN", min_length=1, description="The variable holding the token; unset: GH_TOKEN."
@@ -57,8 +60,12 @@ class GitHubContextSettings(BaseModel):
         """The token from the configured variable, else ``GH_TOKEN``; None to ask without one."""
         return (environ.get(self.token_env) or environ.get(FALLBACK_TOKEN) or "").strip() or None
 
-    def serves(self, repo: str, web_url: str | None) -> bool:
-        """Whether to read the context of ``repo``: always when enabled, on github.com when auto."""
+    def serves(self, repo: str, web_url: str | None, *, token: bool) -> bool:
+        """Whether to read the context of ``repo``: always when enabled, on github.com with a ``token`` when auto.
+
+        Without a token GitHub answers 60 requests an hour, fewer than one busy day's
+        pull requests: asking by default would mark most reports as lacking context.
+        """
         if self.enabled == "auto":
-            return web_url is not None and urlsplit(web_url).hostname == _GITHUB_HOST
+            return token and web_url is not None and urlsplit(web_url).hostname == _GITHUB_HOST
         return bool(self.enabled) and "/" in repo

@@ -37,6 +37,7 @@ class GitHubContext:
     def __init__(self, settings: GitHubContextSettings, context: ContextSourceContext) -> None:
         self._settings = settings
         token = settings.token(context.environ)
+        self._token = token is not None
         own = Redactor([token] if token else [])
         self._client = GitHubClient(
             target=f"GitHub context ({settings.api_url})",
@@ -57,7 +58,7 @@ class GitHubContext:
         self._said_stopped = False
 
     def serves(self, repo: str, web_url: str | None) -> bool:
-        return self._settings.serves(repo, web_url)
+        return self._settings.serves(repo, web_url, token=self._token)
 
     async def day(self, repo: str, commits: Sequence[Commit], start: datetime, end: datetime) -> DayContext:
         """The pull request of each of ``commits`` that has one, and the releases published in [``start``, ``end``]."""
