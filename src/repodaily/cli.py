@@ -47,6 +47,7 @@ from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days
 from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.redact import RedactingFormatter, Redactor
+from repodaily.shards import Shard
 from repodaily.store import Store
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
@@ -382,15 +383,22 @@ def report(
 @click.option(
     "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository (repeatable)."
 )
+@click.option(
+    "--shard",
+    metavar="I/N",
+    help="Only the repositories of shard I (0-based) of N, by a stable hash of their names: N jobs cover all.",
+)
 @_report_options
 @_exits_cleanly
-def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: Any) -> None:
+def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_run: bool, **flags: Any) -> None:
     """Report on every configured repository (the daily job).
 
     Reads [[repos]] from the config, reports on yesterday in the configured
     timezone (or --date / --since --until) and writes each report at the path
     template under the output directory. A repository that fails is reported and
-    skipped; the others are still written (exit code 1).
+    skipped; the others are still written (exit code 1). With --shard I/N, N jobs
+    (a CI matrix, a Kubernetes Indexed Job) split the repositories between them;
+    a shard that holds none exits 0.
     """
     config = _load(config_path, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
@@ -402,6 +410,13 @@ def run(only: tuple[str, ...], config_path: str | None, dry_run: bool, **flags: 
         repos = [r for r in repos if r.name in only]
     if not repos:
         raise ConfigError("no repositories configured: add [[repos]] entries to repodaily.toml")
+    if shard is not None:
+        part = Shard.parse(shard)
+        held = [r for r in repos if part.holds(r.label)]  # its name, else its URL or path: as configured
+        if not held:
+            click.echo(f"shard {part} holds none of the {len(repos)} repositories; nothing to do", err=True)
+            return
+        repos = held
     # Without a terminal (cron, GitHub Actions) the log is all a reader has: a line per delivery and a total.
     unattended = not _stderr.is_terminal
     sys.exit(_generate(config, repos, days, dry_run=dry_run, force=flags["force"], log_lines=unattended))
