@@ -19,7 +19,7 @@ from repodaily.errors import ConfigError
 from repodaily.publish.base import check_template
 from repodaily.publish.files import FilesSettings
 
-__all__ = ["Access", "GitHubFileSettings", "GitHubIssueSettings", "GitHubSettings", "check_api_url"]
+__all__ = ["Access", "GitHubFileSettings", "GitHubIssueSettings", "GitHubSettings", "check_api_url", "check_repository"]
 
 #: The replaced tool's variables, read when the configured ones are unset.
 LEGACY_TOKEN = "TOKEN"
@@ -28,7 +28,8 @@ LEGACY_REPOSITORY = "REPOSITORY"
 _REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 
 
-def _check_repository(value: str) -> str:
+def check_repository(value: str) -> str:
+    """``value`` when it is an ``owner/name`` GitHub could hold; a ValueError otherwise."""
     if not _REPOSITORY.fullmatch(value) or value.endswith(("/.", "/..")):
         raise ValueError(f"{value!r} is not a repository of the form owner/name")
     return value
@@ -68,7 +69,7 @@ class GitHubSettings(BaseModel):
     @field_validator("repository")
     @classmethod
     def _repository(cls, value: str | None) -> str | None:
-        return None if value is None else _check_repository(value)
+        return None if value is None else check_repository(value)
 
     @field_validator("api_url")
     @classmethod
@@ -150,7 +151,7 @@ class Access:
         if not repository:
             raise ConfigError(f'{publisher}: no repository: set repository = "owner/name" or {LEGACY_REPOSITORY}')
         try:
-            _check_repository(repository)
+            check_repository(repository)
         except ValueError as exc:
             raise ConfigError(f"{publisher}: {LEGACY_REPOSITORY}: {exc}") from None
         token = (environ.get(settings.token_env) or environ.get(LEGACY_TOKEN) or "").strip()
