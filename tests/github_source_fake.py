@@ -8,6 +8,7 @@ Every answer is made from ``git``'s own output, in GitHub's REST shapes:
 - ``GET /repos/{owner}/{repo}/commits?sha=&since=&until=``: ``git rev-list`` with those
   bounds (every commit reachable from ``sha``, side branches' too, by date, a line of
   history ending at its first commit older than ``since``), paged with ``Link``;
+- ``GET /repos/{owner}/{repo}/git/trees/{sha}?recursive=1``: every entry of its tree, ``git ls-tree -r -t``;
 - ``GET /repos/{owner}/{repo}/commits/{sha}``: the commit with ``stats`` and ``files``,
   its diff against its first parent as ``git diff-tree -M`` makes it: ``status``, counts,
   ``previous_filename``, the blob ``sha``, and the ``patch`` from the first ``@@`` without
@@ -60,6 +61,8 @@ class GitHubSourceFake(GitHubFake):
                     return self._listing(query)
                 case ["commits", sha]:
                     return self._commit(sha, query)
+                case ["git", "trees", ref] if query.get("recursive"):
+                    return self._tree(ref)
         return super()._route(request, rest, query)
 
     def _resolve(self, ref: str) -> str | None:
@@ -97,6 +100,19 @@ class GitHubSourceFake(GitHubFake):
             "deletions": sum(e["deletions"] for e in entries),
         }
         return status, {**self._summary(sha), "stats": stats, "files": page}, headers
+
+    def _tree(self, ref: str) -> tuple[int, Any, list[Any]]:
+        sha = self._resolve(ref)
+        if sha is None:
+            return 404, _error("Not Found", status=404), []
+        api = f"{self.origin}/repos/{self.repository}/git"
+        entries = []
+        for line in _git(self.work_tree, "ls-tree", "-r", "-t", "-z", sha).split(b"\0"):
+            if line:
+                meta, _, path = line.decode().partition("\t")
+                mode, kind, blob = meta.split(" ")
+                entries.append({"path": path, "mode": mode, "type": kind, "sha": blob, "url": f"{api}/{kind}s/{blob}"})
+        return 200, {"sha": sha, "url": f"{api}/trees/{sha}", "tree": entries, "truncated": False}, []
 
     # -- git's answers in GitHub's shapes
 

@@ -153,6 +153,19 @@ def test_a_span_read_through_github_is_what_git_reads(
     assert "until" not in listing_pages[0].path  # the chain from the tip passes through the later commits
 
 
+def test_a_tree_is_listed_as_git_lists_it(fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path) -> None:
+    head = builder.commit("Go deeper", when=at(9, 9), files={"src/deep/er/mod.py": "y = 2\n"})
+    builder.git("update-index", "--add", "--cacheinfo", f"160000,{head},vendor/self")  # a submodule's entry
+    stamp = f"{int(at(9, 10).timestamp())} +0000".encode()
+    sha = builder.write_commit(b"Ada <ada@example.invalid> " + stamp, b"GitHub <gh@example.invalid> " + stamp, b"Pin\n")
+    git, github = _sources(fake, builder, tmp_path, max_patch_bytes=1000)
+
+    paths = github.tree_paths(sha)  # type: ignore[attr-defined]
+
+    assert paths == git.tree_paths(sha)  # type: ignore[attr-defined]
+    assert {"src/deep/er/mod.py", "vendor/self"} <= set(paths) and "src/deep" not in paths
+
+
 def test_a_commit_past_githubs_cap_is_marked_and_the_report_says_so(
     fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
 ) -> None:

@@ -64,6 +64,11 @@ class CommitReader:
             sha = parent
         return chain
 
+    async def tree_paths(self, sha: str) -> list[str]:
+        """Every file path in the tree of commit ``sha``: one request, which reads no file."""
+        reply = await self._client.call("GET", f"{self._path}/git/trees/{sha}", params={"recursive": "1"})
+        return [str(entry["path"]) for entry in reply.data["tree"] if entry["type"] != "tree"]
+
     async def commits(self, shas: Sequence[str]) -> list[Commit]:
         """Each of ``shas`` with its files, in that order; one after another, as GitHub asks of its callers."""
         return [await self._commit(sha) for sha in shas]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Coroutine, Generator, Sequence
 from datetime import timedelta
+from typing import Any, TypeVar
 
 from repodaily.models import Commit
 from repodaily.sources.base import Opened, SourceContext, Window
@@ -18,10 +19,14 @@ __all__ = ["GitHubSource"]
 # than `since`, and committer dates on a branch are not monotonic (a fast-forward push
 # can carry a commit made days earlier): the git source's slack, for the same days.
 _WINDOW_SLACK = timedelta(days=2)
+_T = TypeVar("_T")
 
 
 class GitHubSource:
-    """:class:`~repodaily.sources.base.Source` over GitHub's REST API: a listing per span, a request per commit."""
+    """:class:`~repodaily.sources.base.Source` over GitHub's REST API: a listing per span, a request per commit.
+
+    It is a :class:`~repodaily.sources.base.TreeSource` too: one request per tree.
+    """
 
     def __init__(self, *, settings: GitHubSourceSettings, context: SourceContext) -> None:
         self.settings = settings
@@ -30,13 +35,13 @@ class GitHubSource:
 
     def open(self) -> Opened:
         """The repository's name as GitHub spells it and the branch read: one request."""
-        session = Session(self.settings, self.context)
-        try:
-            name, default_branch = session.run(self._reader(session).repository())
-        finally:
-            session.close()
+        name, default_branch = self._once(lambda reader: reader.repository())
         self._opened = Opened(name=name, branch=self.settings.branch or default_branch)
         return self._opened
+
+    def tree_paths(self, sha: str) -> list[str]:
+        """:class:`~repodaily.sources.base.TreeSource`: the files of ``sha``'s tree, one request."""
+        return self._once(lambda reader: reader.tree_paths(sha))
 
     def collect_days(self, windows: Sequence[Window]) -> Generator[tuple[int, list[Commit]], None, None]:
         """Each window's commits, newest first; the span's listing first, then each day's commits as it is read."""
@@ -51,6 +56,14 @@ class GitHubSource:
             for index, shas in enumerate(bucket(chain, windows)):
                 session.client.new_budget()
                 yield index, session.run(reader.commits(shas))
+        finally:
+            session.close()
+
+    def _once(self, work: Callable[[CommitReader], Coroutine[Any, Any, _T]]) -> _T:
+        """What ``work`` asks of GitHub, in a session of its own."""
+        session = Session(self.settings, self.context)
+        try:
+            return session.run(work(self._reader(session)))
         finally:
             session.close()
 
