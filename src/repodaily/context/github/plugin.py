@@ -13,7 +13,7 @@ from repodaily.context.github.settings import GitHubContextSettings
 from repodaily.errors import RepodailyError
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.plugins import Health, PluginSpec
-from repodaily.redact import Redactor
+from repodaily.redact import NO_SECRETS
 
 __all__ = ["create_github_context", "github_health"]
 
@@ -35,11 +35,8 @@ async def github_health(settings: GitHubContextSettings, environ: Mapping[str, s
         return []
     from repodaily.publish.github.client import GitHubClient
 
-    own = Redactor([token] if token else [])
     target = f"github context {settings.api_url}"
-    client = GitHubClient(
-        target=target, api_url=settings.api_url, token=token, timeout_s=settings.timeout_s, max_wait_s=0, redact=own
-    )
+    client = GitHubClient.reading(target, settings, max_wait_s=0, environ=environ, redact=NO_SECRETS)
     checks = {"token": "yes" if token else "none"}
     try:
         reply = await client.call("GET", "/rate_limit")

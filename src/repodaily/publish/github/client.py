@@ -40,7 +40,7 @@ import httpx
 
 from repodaily.errors import PublishError
 from repodaily.publish.base import PublishContext
-from repodaily.publish.github.settings import Access, GitHubSettings
+from repodaily.publish.github.settings import Access, GitHubReadSettings, GitHubSettings
 from repodaily.redact import Redactor
 from repodaily.waits import server_wait
 
@@ -185,6 +185,28 @@ class GitHubClient:
             redact=lambda text: own(redact(text)),
         )
         return client, access.repository
+
+    @classmethod
+    def reading(
+        cls,
+        target: str,
+        settings: GitHubReadSettings,
+        *,
+        max_wait_s: float,
+        environ: Mapping[str, str],
+        redact: Callable[[str], str],
+    ) -> GitHubClient:
+        """A client that reads with the token ``settings`` name, or none; its :attr:`redact` masks that token too."""
+        token = settings.token(environ)
+        own = Redactor([token] if token else [])
+        return cls(
+            target=target,
+            api_url=settings.api_url,
+            token=token,
+            timeout_s=settings.timeout_s,
+            max_wait_s=max_wait_s,
+            redact=lambda text: own(redact(text)),
+        )
 
     @staticmethod
     def repo_path(repository: str) -> str:

@@ -18,7 +18,6 @@ from typing import Any, TypeVar
 
 from repodaily.errors import PublishError, SourceError
 from repodaily.publish.github.client import GitHubClient
-from repodaily.redact import Redactor
 from repodaily.sources.base import SourceContext
 from repodaily.sources.github.settings import GitHubSourceSettings
 
@@ -31,15 +30,12 @@ class Session:
     """A client for one repository and the loop it runs on; :meth:`close` ends both."""
 
     def __init__(self, settings: GitHubSourceSettings, context: SourceContext) -> None:
-        token = settings.token(context.environ)
-        own = Redactor([token] if token else [])
-        self.client = GitHubClient(
-            target=f"github source {settings.repository}",
-            api_url=settings.api_url,
-            token=token,
-            timeout_s=settings.timeout_s,
+        self.client = GitHubClient.reading(
+            f"github source {settings.repository}",
+            settings,
             max_wait_s=settings.max_wait_s,
-            redact=lambda text: own(context.redact(text)),
+            environ=context.environ,
+            redact=context.redact,
         )
         self._loop = asyncio.new_event_loop()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="github-source")
