@@ -17,7 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from github_source_fake import MAX_FILES, GitHubSourceFake
 
 from repodaily.cli import main
@@ -166,31 +166,28 @@ def test_a_tree_is_listed_as_git_lists_it(fake: GitHubSourceFake, builder: RepoB
     assert {"src/deep/er/mod.py", "vendor/self"} <= set(paths) and "src/deep" not in paths
 
 
+def _run(tmp_path: Path, fake: GitHubSourceFake, *keys: str) -> Result:
+    """``repodaily run`` of February 9 over the repository on the fake, in English Markdown and JSON."""
+    config = tmp_path / "repodaily.toml"
+    lines = [
+        'language = "en"',
+        f'cache_dir = "{tmp_path / "cache"}"',
+        '[analyzer]\nname = "heuristic"',
+        f'[output]\ndir = "{tmp_path / "out"}"\nformats = ["md", "json"]',
+        f'[[repos]]\nsource = "github"\nrepository = "{REPOSITORY}"\napi_url = "{fake.api_url}"',
+        *keys,
+    ]
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return CliRunner().invoke(main, ["run", "--config", str(config), "--date", "2026-02-09"])
+
+
 def test_a_commit_past_githubs_cap_is_marked_and_the_report_says_so(
     fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
 ) -> None:
     builder.commit(
         "Vendor everything", when=at(9, 10), files={f"vendor/f{i:04}.txt": f"{i}\n" for i in range(MAX_FILES + 1)}
     )
-    config = tmp_path / "repodaily.toml"
-    config.write_text(
-        f"""
-language = "en"
-cache_dir = "{tmp_path / "cache"}"
-[analyzer]
-name = "heuristic"
-[output]
-dir = "{tmp_path / "out"}"
-formats = ["md", "json"]
-[[repos]]
-source = "github"
-repository = "{REPOSITORY}"
-api_url = "{fake.api_url}"
-""",
-        encoding="utf-8",
-    )
-
-    result = CliRunner().invoke(main, ["run", "--config", str(config), "--date", "2026-02-09"])
+    result = _run(tmp_path, fake)
 
     assert result.exit_code == 0, result.output
     (markdown,) = (tmp_path / "out").rglob("*.md")
@@ -275,14 +272,7 @@ def test_a_refused_token_fails_the_report_with_exit_code_2_in_one_line(
 ) -> None:
     monkeypatch.delenv("GITHUB_TOKEN")
     monkeypatch.setenv("MY_TOKEN", "ghp_N0tTh3R1ghtT0k3nAtAllQw3Er4Ty5Ui6")
-    config = tmp_path / "repodaily.toml"
-    config.write_text(
-        f'cache_dir = "{tmp_path / "cache"}"\n[analyzer]\nname = "heuristic"\n[[repos]]\nsource = "github"\n'
-        f'repository = "{REPOSITORY}"\napi_url = "{fake.api_url}"\ntoken_env = "MY_TOKEN"\n',
-        encoding="utf-8",
-    )
-
-    result = CliRunner().invoke(main, ["run", "--config", str(config), "--date", "2026-02-09"])
+    result = _run(tmp_path, fake, 'token_env = "MY_TOKEN"')
 
     assert result.exit_code == 2
     (line,) = result.stderr.strip().splitlines()
