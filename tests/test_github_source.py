@@ -283,6 +283,19 @@ def test_a_refused_token_fails_the_report_with_exit_code_2_in_one_line(
     assert fake.requests[0].headers["authorization"] == "Bearer ghp_N0tTh3R1ghtT0k3nAtAllQw3Er4Ty5Ui6"
 
 
+def test_a_token_the_server_echoes_is_masked_in_the_error(
+    fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wrong = "ghp_N0tTh3R1ghtT0k3nAtAllQw3Er4Ty5Ui6"
+    monkeypatch.setenv("MY_TOKEN", wrong)
+    fake.echo_credentials = True
+
+    message = _error_of(fake, builder, tmp_path, token_env="MY_TOKEN")  # the run's redactor knows nothing of it
+
+    assert "HTTP 401 (the token was refused): Bad credentials (Bearer " in message
+    assert wrong not in message and wrong[4:20] not in message
+
+
 def test_the_command_line_names_a_github_repository_by_name_or_url() -> None:
     spec = registry().get("source", "github")
     assert spec.locate is not None
