@@ -1,7 +1,8 @@
-"""GitHub's commit endpoints answered from a real git repository, on top of the publishers' fake (tests/github_fake.py).
+"""GitHub's commit endpoints answered from a real git repository, on top of the context source's fake.
 
-:class:`GitHubSourceFake` is a :class:`~github_fake.GitHubFake` (the same token,
-version and rate-limit checks) whose repository is a real one built with git.
+:class:`GitHubSourceFake` is a :class:`~github_context_fake.GitHubContextFake`
+(the same token, version and rate-limit checks, ``/rate_limit``, pull requests
+and releases) whose repository is a real one built with git.
 Every answer is made from ``git``'s own output, in GitHub's REST shapes:
 
 - ``GET /repos/{owner}/{repo}/branches/{branch}``: the branch and its tip, 404 for none;
@@ -24,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from endpoint_simulator import HttpRequest
-from github_fake import REPO_ID, GitHubFake, _error
+from github_context_fake import GitHubContextFake
+from github_fake import REPO_ID, _error
 
 #: GitHub's pages of a commit's files, and the most it lists.
 FILES_PER_PAGE = 300
@@ -41,7 +43,7 @@ def _iso(seconds: str) -> str:
     return datetime.fromtimestamp(int(seconds), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class GitHubSourceFake(GitHubFake):
+class GitHubSourceFake(GitHubContextFake):
     """The repository at ``work_tree`` on a fake GitHub."""
 
     def __init__(self, token: str, work_tree: Path, repository: str = "acme/widgets") -> None:

@@ -296,6 +296,26 @@ def test_a_token_the_server_echoes_is_masked_in_the_error(
     assert wrong not in message and wrong[4:20] not in message
 
 
+def test_doctor_says_the_repository_is_readable_and_what_is_left_of_the_hour(
+    fake: GitHubSourceFake, tmp_path: Path
+) -> None:
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f'[[repos]]\nsource = "github"\nrepository = "{REPOSITORY}"\napi_url = "{fake.api_url}"\n'
+        f'[[repos]]\nsource = "github"\nrepository = "acme/nothing"\napi_url = "{fake.api_url}"\n',
+        encoding="utf-8",
+    )
+
+    result = CliRunner().invoke(main, ["doctor", "--config", str(config)], terminal_width=300)
+
+    rows = [line for line in result.output.splitlines() if line.startswith("│ github source")]
+    assert len(rows) == 2, result.output
+    assert "main" in rows[0] and "4999 of 5000 left" in rows[0] and "ok" in rows[0]
+    assert "NO" in rows[1] and "FAILED" in rows[1]
+    assert "github source acme/nothing: GET /repos/acme/nothing: HTTP 404 (not found, or" in result.output
+    assert TOKEN not in result.output
+
+
 def test_the_command_line_names_a_github_repository_by_name_or_url() -> None:
     spec = registry().get("source", "github")
     assert spec.locate is not None

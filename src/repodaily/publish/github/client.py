@@ -246,6 +246,13 @@ class GitHubClient:
         body = {"query": query, "variables": dict(variables)}
         return await self._call(_Request("POST", self.graphql_url, "/graphql", body=body), (200,))
 
+    async def rate_limit_left(self) -> str:
+        """What is left of the hour's requests, as ``doctor`` shows it; asking costs nothing against it."""
+        reply = await self.call("GET", "/rate_limit")
+        data: dict[str, Any] = reply.data if isinstance(reply.data, dict) else {}
+        core = (data.get("resources") or {}).get("core") or {}
+        return f"{core.get('remaining', '?')} of {core.get('limit', '?')} left"
+
     def relative(self, url: str | None) -> str | None:
         """The path of ``url`` (a pagination link) under this API; None when it leads elsewhere, where no token goes."""
         if url is None or not url.startswith(f"{self._api_url}/"):
