@@ -151,6 +151,9 @@ def test_a_span_read_through_github_is_what_git_reads(
     listing_pages = [r for r in fake.requests if r.path.partition("?")[0].endswith("/commits")]
     assert len(listing_pages) == 2  # more than 100 commits since two days before the span
     assert "until" not in listing_pages[0].path  # the chain from the tip passes through the later commits
+    # What the README says a span costs: the repository, the tip, the listing's pages, a request per commit
+    # and one per 300 files past the first 300.
+    assert len(fake.requests) == 1 + 1 + 2 + (3 + 4 + 105) + 1
 
 
 def test_a_tree_is_listed_as_git_lists_it(fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path) -> None:
