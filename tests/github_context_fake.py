@@ -110,12 +110,6 @@ class GitHubContextFake(GitHubFake):
             }
         )
 
-    # -- what tests read
-
-    def asked(self, fragment: str) -> list[HttpRequest]:
-        """The requests whose path holds ``fragment``."""
-        return [request for request in self.requests if fragment in request.path]
-
     # -- the server
 
     async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -133,6 +133,10 @@ class GitHubFake(LoopbackHttpServer):
     def writes(self) -> list[HttpRequest]:
         return [request for request in self.requests if request.method != "GET"]
 
+    def asked(self, fragment: str) -> list[HttpRequest]:
+        """The requests whose path holds ``fragment``."""
+        return [request for request in self.requests if fragment in request.path]
+
     def comments_of(self, number: int) -> list[dict[str, Any]]:
         return [comment for comment in self.comments if comment["issue_url"].endswith(f"/issues/{number}")]
 
@@ -486,9 +490,14 @@ class GitHubFake(LoopbackHttpServer):
         ]
         return sorted(found, key=lambda issue: issue["number"], reverse=query.get("direction", "desc") == "desc")
 
-    def _list(self, items: list[dict[str, Any]], query: dict[str, str], where: str) -> tuple[int, Any, list[Any]]:
-        """One page of ``items``, with GitHub's Link header (on ``/repositories/{id}/…``) when there are more."""
-        per_page = min(int(query.get("per_page", "30")), 100)
+    def _list(
+        self, items: list[Any], query: dict[str, str], where: str, *, per_page: int = 30, most: int = 100
+    ) -> tuple[int, Any, list[Any]]:
+        """One page of ``items``, with GitHub's Link header (on ``/repositories/{id}/…``) when there are more.
+
+        ``per_page`` is the page size when the query names none, ``most`` the largest GitHub takes.
+        """
+        per_page = min(int(query.get("per_page", str(per_page))), most)
         page = int(query.get("page", "1"))
         chunk = items[(page - 1) * per_page : page * per_page]
         last = max((len(items) + per_page - 1) // per_page, 1)

@@ -73,6 +73,8 @@ def test_every_setting_is_in_the_commented_default_config():
     for entry, module in pyproject["project"]["entry-points"]["repodaily"].items():
         if not plugins.manager.has_plugin(entry):
             plugins.add_plugin(importlib.import_module(module), entry)
+    for name in plugins.names("source"):
+        settings |= _keys(plugins.get("source", name).settings, "repos.")
     for name in plugins.names("publisher"):
         settings |= _keys(plugins.get("publisher", name).settings, "publish.")
     for name in plugins.names("context"):
@@ -87,6 +89,7 @@ def test_every_setting_is_in_the_commented_default_config():
         "publish.password_env",
         "publish.token_env",
         "github.token_env",
+        "repos.repository",
     } <= settings
     tomllib.loads(text)  # and it parses
 

@@ -53,6 +53,7 @@ def _report_commit(
         encoding_issues=commit.encoding_issues,
         missing_files=[f.path for f in commit.files if f.content_missing],
         date_issues=commit.date_issues,
+        files_incomplete=commit.files_incomplete,
         analysis=analysis,
     )
 

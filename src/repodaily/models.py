@@ -143,6 +143,10 @@ class Commit(MessageParts):
         default_factory=list,
         description="Header dates no clock shows (an offset of +9999, a year past 9999) and how they were read.",
     )
+    files_incomplete: bool = Field(
+        default=False,
+        description="The source lists only some of the commit's files (GitHub at most 3,000): `files` are those.",
+    )
 
     @property
     def short_sha(self) -> str:
@@ -486,6 +490,9 @@ class ReportCommit(_Model):
         description="Files whose content the repository lacks (missing objects): their diff could not be read.",
     )
     date_issues: list[str] = Field(default_factory=list)
+    files_incomplete: bool = Field(
+        default=False, description="Only some of the commit's files were listed by its source; the rest went unread."
+    )
     analysis: Analysis
 
 

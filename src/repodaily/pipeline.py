@@ -434,7 +434,9 @@ class Pipeline:
             "config",
             at=f"repos[{repo.label}].",
             context=SourceContext(
-                cache_dir=self.config.cache_path, max_patch_bytes=self.config.context.max_patch_bytes
+                cache_dir=self.config.cache_path,
+                max_patch_bytes=self.config.context.max_patch_bytes,
+                redact=self.redact,
             ),
         )
         opened = source.open()

@@ -60,6 +60,7 @@ class Labels:
     degraded_marker: str
     encoding_note: str
     missing_note: str
+    files_incomplete_note: str
     evidence: str
     no_files: str
     more_files: str
@@ -126,6 +127,7 @@ ZH = Labels(
     degraded_marker="⚠️ 模型分析失败，以下为启发式分析",
     encoding_note="ℹ️ 提交中的非 UTF-8 字节已替换为 U+FFFD（字段：{fields}）。",
     missing_note="❗ 仓库缺少这些文件的内容，未能读取其改动：{files}",
+    files_incomplete_note="❗ 来源只列出了此提交的部分文件（GitHub 每个提交最多列出 3000 个），其余文件的改动未读取。",
     evidence="📎 分析依据：",
     no_files="无文件变更",
     more_files="等",
@@ -234,6 +236,10 @@ EN = Labels(
     degraded_marker="⚠️ Model analysis failed; heuristic analysis shown",
     encoding_note="ℹ️ Non-UTF-8 bytes in this commit were replaced with U+FFFD (fields: {fields}).",
     missing_note="❗ The repository lacks the content of these files; their changes could not be read: {files}",
+    files_incomplete_note=(
+        "❗ The source listed only some of this commit's files (GitHub lists at most 3,000 a commit); "
+        "the changes of the rest were not read."
+    ),
     evidence="📎 Based on: ",
     no_files="no file changes",
     more_files=", …",

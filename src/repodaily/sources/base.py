@@ -12,13 +12,15 @@ which the repository context counts the primary language.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+import os
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from repodaily.models import Commit
+from repodaily.redact import NO_SECRETS, Redactor
 
 __all__ = ["Opened", "Source", "SourceContext", "TreeSource", "Window"]
 
@@ -28,10 +30,13 @@ Window = tuple[datetime, datetime]
 
 @dataclass(frozen=True)
 class SourceContext:
-    """What the core hands every source: where caches go, and how much of one file's patch to keep."""
+    """What the core hands every source: where caches go, how much of one file's patch to keep,
+    the environment a token is read from, and the run's redactor for what a source says."""
 
     cache_dir: Path
     max_patch_bytes: int
+    environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    redact: Redactor = NO_SECRETS
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,13 @@ The factory and the check import the source (and with it the HTTP client) only w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from repodaily.context.base import ContextSource, ContextSourceContext
 from repodaily.context.github.settings import GitHubContextSettings
 from repodaily.errors import RepodailyError
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.plugins import Health, PluginSpec
-from repodaily.redact import Redactor
+from repodaily.redact import NO_SECRETS
 
 __all__ = ["create_github_context", "github_health"]
 
@@ -35,21 +34,15 @@ async def github_health(settings: GitHubContextSettings, environ: Mapping[str, s
         return []
     from repodaily.publish.github.client import GitHubClient
 
-    own = Redactor([token] if token else [])
     target = f"github context {settings.api_url}"
-    client = GitHubClient(
-        target=target, api_url=settings.api_url, token=token, timeout_s=settings.timeout_s, max_wait_s=0, redact=own
-    )
+    client = GitHubClient.reading(target, settings, max_wait_s=0, environ=environ, redact=NO_SECRETS)
     checks = {"token": "yes" if token else "none"}
     try:
-        reply = await client.call("GET", "/rate_limit")
+        checks["rate limit"] = await client.rate_limit_left()
     except RepodailyError as exc:
         return [Health(target=target, ok=False, checks={**checks, "answers": "NO"}, problem=str(exc))]
     finally:
         await client.aclose()
-    data: dict[str, Any] = reply.data if isinstance(reply.data, dict) else {}
-    core = (data.get("resources") or {}).get("core") or {}
-    checks["rate limit"] = f"{core.get('remaining', '?')} of {core.get('limit', '?')} left"
     checks["graphql"] = "yes" if token else "no (needs a token)"
     problem = "" if token else "no token: public repositories only, 60 requests an hour"
     return [Health(target=target, ok=True, checks=checks, problem=problem)]

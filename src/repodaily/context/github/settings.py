@@ -8,25 +8,20 @@ public repository fits in; GraphQL needs a token and is skipped.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field
 
-from repodaily.publish.github.settings import check_api_url
+from repodaily.publish.github.settings import GitHubReadSettings
 
 __all__ = ["GitHubContextSettings"]
 
-#: Read when the configured variable is unset: the GitHub CLI's.
-FALLBACK_TOKEN = "GH_TOKEN"
 _GITHUB_HOST = "github.com"
 
 
-class GitHubContextSettings(BaseModel):
-    """The ``[github]`` table."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class GitHubContextSettings(GitHubReadSettings):
+    """The ``[github]`` table: the token's variable, the API, and how much to ask of it."""
 
     enabled: bool | Literal["auto"] = Field(
         default="auto",
@@ -35,14 +30,6 @@ class GitHubContextSettings(BaseModel):
             "(anonymous reads run out at 60 requests an hour), true for all, false never."
         ),
     )
-    token_env: str = Field(
-        default="GITHUB_TOKEN", min_length=1, description="The variable holding the token; unset: GH_TOKEN."
-    )
-    api_url: str = Field(
-        default="https://api.github.com",
-        description="The REST API's base URL: GitHub Enterprise's https://HOST/api/v3, or a local test server.",
-    )
-    timeout_s: float = Field(default=30.0, gt=0, description="Deadline of one whole request, answer included.")
     max_wait_s: float = Field(
         default=30.0, ge=0, description="Most seconds of rate-limit waits per day; past it the run goes on without."
     )
@@ -50,15 +37,6 @@ class GitHubContextSettings(BaseModel):
     fresh_days: float = Field(
         default=7.0, ge=0, description="A merged pull request cached this recently is used without asking again."
     )
-
-    @field_validator("api_url")
-    @classmethod
-    def _api_url(cls, value: str) -> str:
-        return check_api_url(value)
-
-    def token(self, environ: Mapping[str, str]) -> str | None:
-        """The token from the configured variable, else ``GH_TOKEN``; None to ask without one."""
-        return (environ.get(self.token_env) or environ.get(FALLBACK_TOKEN) or "").strip() or None
 
     def serves(self, repo: str, web_url: str | None, *, token: bool) -> bool:
         """Whether to read the context of ``repo``: always when enabled, on github.com with a ``token`` when auto.

@@ -24,7 +24,6 @@ from repodaily.context.github.fetch import GitHubReader
 from repodaily.context.github.settings import GitHubContextSettings
 from repodaily.models import Commit, PullRequest
 from repodaily.publish.github.client import GitHubClient
-from repodaily.redact import Redactor
 
 __all__ = ["GitHubContext"]
 
@@ -36,23 +35,20 @@ class GitHubContext:
 
     def __init__(self, settings: GitHubContextSettings, context: ContextSourceContext) -> None:
         self._settings = settings
-        token = settings.token(context.environ)
-        self._token = token is not None
-        own = Redactor([token] if token else [])
-        self._client = GitHubClient(
-            target=f"GitHub context ({settings.api_url})",
-            api_url=settings.api_url,
-            token=token,
-            timeout_s=settings.timeout_s,
+        self._token = settings.token(context.environ) is not None
+        self._client = GitHubClient.reading(
+            f"GitHub context ({settings.api_url})",
+            settings,
             max_wait_s=settings.max_wait_s,
-            redact=lambda text: own(context.redact(text)),
+            environ=context.environ,
+            redact=context.redact,
         )
         self._reader = GitHubReader(
             self._client,
             context.cache,
             source=f"github {settings.api_url}",
             fresh=timedelta(days=settings.fresh_days),
-            graphql=token is not None,
+            graphql=self._token,
             max_in_flight=settings.max_in_flight,
         )
         self._said_stopped = False

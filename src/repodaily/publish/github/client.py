@@ -40,7 +40,7 @@ import httpx
 
 from repodaily.errors import PublishError
 from repodaily.publish.base import PublishContext
-from repodaily.publish.github.settings import Access, GitHubSettings
+from repodaily.publish.github.settings import Access, GitHubReadSettings, GitHubSettings
 from repodaily.redact import Redactor
 from repodaily.waits import server_wait
 
@@ -186,6 +186,28 @@ class GitHubClient:
         )
         return client, access.repository
 
+    @classmethod
+    def reading(
+        cls,
+        target: str,
+        settings: GitHubReadSettings,
+        *,
+        max_wait_s: float,
+        environ: Mapping[str, str],
+        redact: Callable[[str], str],
+    ) -> GitHubClient:
+        """A client that reads with the token ``settings`` name, or none; its :attr:`redact` masks that token too."""
+        token = settings.token(environ)
+        own = Redactor([token] if token else [])
+        return cls(
+            target=target,
+            api_url=settings.api_url,
+            token=token,
+            timeout_s=settings.timeout_s,
+            max_wait_s=max_wait_s,
+            redact=lambda text: own(redact(text)),
+        )
+
     @staticmethod
     def repo_path(repository: str) -> str:
         """The API path of a repository: ``/repos/owner/name``."""
@@ -223,6 +245,13 @@ class GitHubClient:
         """One GraphQL query; its ``errors`` (a field not found, a limit) are the caller's to read in the answer."""
         body = {"query": query, "variables": dict(variables)}
         return await self._call(_Request("POST", self.graphql_url, "/graphql", body=body), (200,))
+
+    async def rate_limit_left(self) -> str:
+        """What is left of the hour's requests, as ``doctor`` shows it; asking costs nothing against it."""
+        reply = await self.call("GET", "/rate_limit")
+        data: dict[str, Any] = reply.data if isinstance(reply.data, dict) else {}
+        core = (data.get("resources") or {}).get("core") or {}
+        return f"{core.get('remaining', '?')} of {core.get('limit', '?')} left"
 
     def relative(self, url: str | None) -> str | None:
         """The path of ``url`` (a pagination link) under this API; None when it leads elsewhere, where no token goes."""

@@ -19,16 +19,28 @@ from repodaily.errors import ConfigError
 from repodaily.publish.base import check_template
 from repodaily.publish.files import FilesSettings
 
-__all__ = ["Access", "GitHubFileSettings", "GitHubIssueSettings", "GitHubSettings", "check_api_url"]
+__all__ = [
+    "FALLBACK_TOKEN",
+    "Access",
+    "GitHubFileSettings",
+    "GitHubIssueSettings",
+    "GitHubReadSettings",
+    "GitHubSettings",
+    "check_api_url",
+    "check_repository",
+]
 
 #: The replaced tool's variables, read when the configured ones are unset.
 LEGACY_TOKEN = "TOKEN"
 LEGACY_REPOSITORY = "REPOSITORY"
+#: Read by readers of GitHub when the configured variable is unset: the GitHub CLI's.
+FALLBACK_TOKEN = "GH_TOKEN"
 # GitHub's own rules: an owner of letters, digits and hyphens; a name of those and "._".
 _REPOSITORY = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}")
 
 
-def _check_repository(value: str) -> str:
+def check_repository(value: str) -> str:
+    """``value`` when it is an ``owner/name`` GitHub could hold; a ValueError otherwise."""
     if not _REPOSITORY.fullmatch(value) or value.endswith(("/.", "/..")):
         raise ValueError(f"{value!r} is not a repository of the form owner/name")
     return value
@@ -42,6 +54,35 @@ def check_api_url(value: str) -> str:
     if parts.username or parts.password:
         raise ValueError("the API URL cannot hold credentials: name the token's variable in token_env")
     return value.rstrip("/")
+
+
+class GitHubReadSettings(BaseModel):
+    """What a reader of GitHub is told (the context source, the github source): the token's variable, the API.
+
+    Public repositories are read without a token, so none is no error: ``GH_TOKEN``
+    is read when the configured variable is unset, and without either GitHub is
+    asked anonymously.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    token_env: str = Field(
+        default="GITHUB_TOKEN", min_length=1, description="The variable holding the token; unset: GH_TOKEN."
+    )
+    api_url: str = Field(
+        default="https://api.github.com",
+        description="The REST API's base URL: GitHub Enterprise's https://HOST/api/v3, or a local test server.",
+    )
+    timeout_s: float = Field(default=30.0, gt=0, description="Deadline of one whole request, answer included.")
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        return check_api_url(value)
+
+    def token(self, environ: Mapping[str, str]) -> str | None:
+        """The token from the configured variable, else ``GH_TOKEN``; None to ask without one."""
+        return (environ.get(self.token_env) or environ.get(FALLBACK_TOKEN) or "").strip() or None
 
 
 class GitHubSettings(BaseModel):
@@ -68,7 +109,7 @@ class GitHubSettings(BaseModel):
     @field_validator("repository")
     @classmethod
     def _repository(cls, value: str | None) -> str | None:
-        return None if value is None else _check_repository(value)
+        return None if value is None else check_repository(value)
 
     @field_validator("api_url")
     @classmethod
@@ -150,7 +191,7 @@ class Access:
         if not repository:
             raise ConfigError(f'{publisher}: no repository: set repository = "owner/name" or {LEGACY_REPOSITORY}')
         try:
-            _check_repository(repository)
+            check_repository(repository)
         except ValueError as exc:
             raise ConfigError(f"{publisher}: {LEGACY_REPOSITORY}: {exc}") from None
         token = (environ.get(settings.token_env) or environ.get(LEGACY_TOKEN) or "").strip()

@@ -9,7 +9,6 @@ would be about three times slower on a real day of vLLM.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Generator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,6 +21,7 @@ from repodaily.sources.git.partial import commit_by_sha_with_missing_blobs, comm
 from repodaily.sources.git.process import GitProcess
 from repodaily.sources.git.repository import GitRepository, require_branch
 from repodaily.sources.git.stream import PATCH_LOG, LineReader
+from repodaily.sources.windows import bucket, check_windows
 
 # ``git log --since`` stops at the first commit older than the bound, and committer
 # dates on a first-parent line are not monotonic (a fast-forward push can carry a
@@ -61,31 +61,18 @@ def collect_days(
     day of diffs, not the span's: a ten-year backfill peaks where a single day
     does. Closing the iterator early ends the git process behind it.
     """
-    for start, end in windows:
-        if start.tzinfo is None or end.tzinfo is None:
-            raise ValueError("window bounds must be timezone-aware datetimes")
+    check_windows(windows)
     if not windows:
         return
     ref = require_branch(repo.git_dir, repo.branch, str(repo.git_dir))
-    buckets = _bucket(_listed(repo.git_dir, ref, windows[0][0], windows[-1][1]), windows)
-    ordered = [sha for bucket in buckets for sha in bucket]
+    buckets = bucket(_listed(repo.git_dir, ref, windows[0][0], windows[-1][1]), windows)
+    ordered = [sha for shas in buckets for sha in shas]
     stream = _stream_commits(repo, ordered, max_patch_bytes)
     try:
-        for index, bucket in enumerate(buckets):
-            yield index, [next(stream) for _ in bucket]
+        for index, shas in enumerate(buckets):
+            yield index, [next(stream) for _ in shas]
     finally:
         stream.close()
-
-
-def _bucket(listed: list[tuple[str, int]], windows: Sequence[tuple[datetime, datetime]]) -> list[list[str]]:
-    """The listed SHAs of each window, in listing order (newest first)."""
-    starts = [start.timestamp() for start, _ in windows]
-    buckets: list[list[str]] = [[] for _ in windows]
-    for sha, committed in listed:
-        index = bisect_right(starts, committed) - 1
-        if index >= 0 and committed <= windows[index][1].timestamp():
-            buckets[index].append(sha)
-    return buckets
 
 
 def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tuple[str, int]]:
