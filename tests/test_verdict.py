@@ -68,6 +68,7 @@ COMMIT_KEYS = [
     "encoding_issues",
     "missing_files",
     "date_issues",
+    "files_incomplete",
     "analysis",
 ]
 ANALYSIS_KEYS = [
