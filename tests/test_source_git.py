@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from datetime import UTC, datetime, timedelta
@@ -9,7 +10,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from click.testing import CliRunner
 
+from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.errors import SourceError
 from repodaily.models import Commit, FileChange, FileStatus
@@ -542,3 +545,27 @@ def test_vllm_day_matches_the_reference_report(tmp_path: Path) -> None:
     assert commits[0].sha.startswith("d4f123cc48c3")
     assert commits[-1].sha.startswith("179ae7da8f48")
     assert all(DAY_START <= c.committed_at <= DAY_END for c in commits)
+
+
+# --------------------------------------------------------------------------- tags of the day
+
+
+def test_the_tags_of_the_day_are_its_releases_when_no_platform_says_more(tmp_path: Path) -> None:
+    builder = RepoBuilder(tmp_path / "app")
+    tz = ZoneInfo("Asia/Shanghai")
+    builder.commit("Initial import", when=datetime(2026, 3, 1, 9, tzinfo=tz), files={"app.py": "A = 1\n"})
+    builder.git("tag", "v0.1.0")  # lightweight, dated by its commit: the day before
+    builder.commit("Fix the loader", when=datetime(2026, 3, 2, 10, tzinfo=tz), files={"app.py": "A = 2\n"})
+    tagged = {"GIT_COMMITTER_DATE": datetime(2026, 3, 2, 18, tzinfo=tz).isoformat()}
+    builder.git("tag", "-a", "v0.2.0", "-m", "Release 0.2.0", env=tagged)  # annotated, dated by its tagger
+    builder.git("tag", "-a", "v0.2.1-rc", "-m", "Next", env={"GIT_COMMITTER_DATE": "2026-03-03T09:00:00+08:00"})
+    out = tmp_path / "out"
+    args = ["report", str(builder.path), "--name", "acme/app", "--date", "2026-03-02", "--lang", "en"]
+    result = CliRunner().invoke(main, [*args, "--output", str(out), "--format", "md", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "2026/acme/app/2026-03-02.json").read_text(encoding="utf-8"))
+    assert [(r["tag"], r["url"]) for r in report["releases"]] == [
+        ("v0.2.0", "https://github.com/acme/app/releases/tag/v0.2.0")
+    ]
+    markdown = (out / "2026/acme/app/2026-03-02.md").read_text(encoding="utf-8")
+    assert "[v0.2.0](https://github.com/acme/app/releases/tag/v0.2.0)" in markdown

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import quote, urlsplit
 
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig
@@ -53,6 +54,7 @@ from repodaily.models import (
     Importance,
     Provenance,
     PullRequest,
+    Release,
     RepositoryContext,
     RunInfo,
     Stats,
@@ -65,7 +67,7 @@ from repodaily.plugins import registry
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact, Renderer
-from repodaily.sources.base import Opened, Source, SourceContext, TreeSource
+from repodaily.sources.base import Opened, Source, SourceContext, TagSource, TreeSource
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -164,6 +166,12 @@ def _main_model(analyses: Iterable[Analysis]) -> str | None:
     """The model that answered most of the day's commits, for the footer."""
     models = Counter(a.model for a in analyses if a.model)
     return models.most_common(1)[0][0] if models else None
+
+
+def _releases(published: Sequence[Release], tags: Sequence[Release]) -> list[Release]:
+    """The platform's releases, then each tag of the day no release names, oldest first."""
+    named = {release.tag for release in published}
+    return [*published, *(tag for tag in tags if tag.tag not in named)]
 
 
 def _web_url(repo: RepoConfig) -> str | None:
@@ -329,6 +337,25 @@ class Pipeline:
             log.warning("%s %s: no pull-request context: %s", name, day, self.redact(f"{type(exc).__name__}: {exc}"))
             return DayContext(complete=False)
 
+    def day_tags(self, repo: RepoConfig, source: Source, day: date) -> list[Release]:
+        """The tags ``repo`` gained on ``day``, when its source knows tags, linked on github.com.
+
+        A tag is what a report calls released when no platform says more; tags that
+        cannot be listed cost that line only, not the report.
+        """
+        if not isinstance(source, TagSource):
+            return []
+        window = day_window(day, self.config.tz)
+        try:
+            tags = source.tags_between(window.start, window.end)
+        except SourceError as exc:
+            log.warning("%s %s: no tags: %s", repo.name, day, exc)
+            return []
+        web_url = _web_url(repo)
+        if web_url is None or urlsplit(web_url).hostname != "github.com":
+            return tags
+        return [tag.model_copy(update={"url": f"{web_url}/releases/tag/{quote(tag.tag, safe='')}"}) for tag in tags]
+
     async def aclose(self) -> None:
         """Release every analyzer and context source this pipeline made or was given."""
         pairs = [*self._pairs.values(), *([(self._given, self._given)] if self._given else [])]
@@ -474,7 +501,8 @@ class Pipeline:
             for day, commits in days_stream:
                 repository = self.repository_context(repo, source, commits)
                 context = await self.day_context(repo, day, commits)
-                yield await self.digest(repo, analyzer, day, commits, repository, context)
+                tags = self.day_tags(repo, source, day)
+                yield await self.digest(repo, analyzer, day, commits, repository, context, tags)
         finally:
             days_stream.close()
 
@@ -492,11 +520,13 @@ class Pipeline:
         commits: list[Commit],
         repository: RepositoryContext | None = None,
         context: DayContext | None = None,
+        tags: Sequence[Release] = (),
     ) -> DailyReport:
         """Analyse one day's commits (the cache first), told ``repository`` and ``context``, and digest them.
 
-        The report carries the context's releases and says whether it was read whole
-        (``pull_context``); without a context source it says nothing of either.
+        The report carries the context's releases and the day's ``tags`` no release
+        names, and says whether the context was read whole (``pull_context``);
+        without a context source it says nothing of that.
         """
         assert repo.name is not None
         started = time.monotonic()
@@ -532,7 +562,7 @@ class Pipeline:
             run=run,
             highlights=highlights,
             pull_requests=context.pulls if context is not None else None,
-            releases=context.releases if context is not None else (),
+            releases=_releases(context.releases if context is not None else (), tags),
             pull_context=context.complete if context is not None else None,
         )
 

@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from repodaily.models import Commit
+from repodaily.models import Commit, Release
 from repodaily.redact import NO_SECRETS, Redactor
 
-__all__ = ["Opened", "Source", "SourceContext", "TreeSource", "Window"]
+__all__ = ["Opened", "Source", "SourceContext", "TagSource", "TreeSource", "Window"]
 
 #: An inclusive, timezone-aware (start, end) span of committer times: one report day.
 Window = tuple[datetime, datetime]
@@ -64,6 +64,18 @@ class Source(Protocol):
         ``windows`` ascend and do not overlap. Only one window's commits need be
         held at a time, so a long backfill costs the memory of one day; a consumer
         that stops early closes the iterator (a generator's ``close``).
+        """
+        ...
+
+
+@runtime_checkable
+class TagSource(Protocol):
+    """A source that knows the repository's tags: optional; what a report calls released without a platform."""
+
+    def tags_between(self, start: datetime, end: datetime) -> list[Release]:
+        """The tags created in [``start``, ``end``], oldest first, with no URL (the pipeline links them).
+
+        Raises :class:`~repodaily.errors.SourceError` when they cannot be listed.
         """
         ...
 

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from repodaily.hookspecs import Register, hookimpl
-from repodaily.models import Commit
+from repodaily.models import Commit, Release
 from repodaily.plugins import PluginSpec
 from repodaily.sources.base import Opened, SourceContext, Window
 from repodaily.sources.git.locations import infer_repo_name, is_url
 from repodaily.sources.git.log import collect_days
 from repodaily.sources.git.repository import GitRepository, open_repository
+from repodaily.sources.git.tags import tags_between
 from repodaily.sources.git.tree import tree_paths
 
 __all__ = ["GitSettings", "GitSource"]
@@ -38,7 +40,8 @@ class GitSettings(BaseModel):
 class GitSource:
     """:class:`~repodaily.sources.base.Source` over git: one listing and one streamed ``git log -p`` per span.
 
-    It is a :class:`~repodaily.sources.base.TreeSource` too: one ``git ls-tree`` per tree.
+    It is a :class:`~repodaily.sources.base.TreeSource` too (one ``git ls-tree`` per tree), and a
+    :class:`~repodaily.sources.base.TagSource` (one ``git for-each-ref`` per day).
     """
 
     def __init__(self, *, settings: GitSettings, context: SourceContext) -> None:
@@ -58,6 +61,10 @@ class GitSource:
     def tree_paths(self, sha: str) -> list[str]:
         """:class:`~repodaily.sources.base.TreeSource`: the files of ``sha``'s tree."""
         return tree_paths(self._opened(), sha)
+
+    def tags_between(self, start: datetime, end: datetime) -> list[Release]:
+        """:class:`~repodaily.sources.base.TagSource`: the tags created in the window."""
+        return tags_between(self._opened(), start, end)
 
     def _opened(self) -> GitRepository:
         if self._repository is None:
