@@ -223,6 +223,48 @@ def test_a_new_module_that_starts_with_a_cap_is_a_feature(repo: Repo) -> None:
     assert idioms(repo.change("Add params", {"engine/params.py": _CAPPED})) == []
 
 
+_GO_SERVER = """package server
+
+func Serve(handler http.Handler) error {
+	srv := &http.Server{
+		Addr:    ":8080",
+		Handler: handler,
+	}
+	return srv.ListenAndServe()
+}
+"""
+_RUST_ROUTER = """pub fn app() -> Router {
+    Router::new()
+        .route("/upload", post(upload))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        (
+            "server/serve.go",
+            _GO_SERVER,
+            _GO_SERVER.replace('":8080",', '":8080",\n\t\tReadHeaderTimeout: 10 * time.Second,'),
+        ),
+        (
+            "src/app.rs",
+            _RUST_ROUTER,
+            _RUST_ROUTER.replace("post(upload))", "post(upload))\n        .layer(DefaultBodyLimit::max(1 << 20))"),
+        ),
+    ],
+    ids=["go-read-header-timeout", "rust-body-limit"],
+)
+def test_a_servers_limit_on_what_clients_send_is_flagged_in_its_frameworks_spelling(
+    repo: Repo, path: str, before: str, after: str
+) -> None:
+    assert idioms(edit(repo, path, before, after)) == ["request_size_limit"]
+    # The same limit in a new server is how it was built, not a fix; in a test it guards nothing.
+    assert idioms(repo.change("Add another server", {path.replace("/", "/new_", 1): after})) == []
+    assert idioms(repo.change("Test it", {f"tests/{path.rsplit('/', 1)[1]}": after + "\n// v2\n"})) == []
+
+
 # --------------------------------------------------------------------------- URL fetching
 
 _FETCH = """from urllib.parse import urlparse
