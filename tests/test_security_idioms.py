@@ -265,6 +265,15 @@ def test_a_servers_limit_on_what_clients_send_is_flagged_in_its_frameworks_spell
     assert idioms(repo.change("Test it", {f"tests/{path.rsplit('/', 1)[1]}": after + "\n// v2\n"})) == []
 
 
+def test_a_limit_set_inside_a_test_module_of_a_source_file_is_no_fix(repo: Repo) -> None:
+    """Rust keeps unit tests beside the code: a hunk git places in `mod tests` guards nothing."""
+    helpers = "".join(f"    fn helper_{n}() -> usize {{\n        {n}\n    }}\n\n" for n in range(6))
+    before = _RUST_ROUTER + f"\n#[cfg(test)]\nmod tests {{\n    use super::*;\n\n{helpers}}}\n"
+    limited = "    fn limited() -> Router {\n        app().layer(DefaultBodyLimit::max(4))\n    }\n}\n"
+    after = before.removesuffix("}\n") + limited
+    assert idioms(edit(repo, "src/app.rs", before, after)) == []
+
+
 # --------------------------------------------------------------------------- URL fetching
 
 _FETCH = """from urllib.parse import urlparse

@@ -9,7 +9,8 @@ shape (:class:`~repodaily.analyzers.heuristic.idiom_rules.SecurityIdiom`); all
 of its conditions must hold in one hunk, so a single common word never flags a
 commit, and a line the commit only moves (removed in one place, added in
 another) counts as neither added nor removed. Tests, docs, examples and CI
-are not read: a test that calls ``pickle.loads`` hardens nothing.
+are not read, nor a hunk git places inside a test a source file holds (Rust's
+``mod tests``): a test that calls ``pickle.loads`` hardens nothing.
 """
 
 from __future__ import annotations
@@ -31,7 +32,14 @@ __all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
 
 #: A quoted line is evidence, not the whole statement: a reader needs its start.
 _MAX_QUOTED_CODE = 60
-_HUNK_HEADER = re.compile(r"^@@.*$", re.MULTILINE)
+# A hunk header and the enclosing line git names after it (its default rule: the last line above that
+# starts with a letter), captured.
+_HUNK_HEADER = re.compile(r"^@@[^@\n]*@@ ?(.*)$", re.MULTILINE)
+# A hunk inside a test written in a source file — Rust's `mod tests`, a test function or class —
+# guards nothing, as a test file does not.
+_TEST_SCOPE = re.compile(
+    r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+tests?\b|^\s*(?:async\s+)?(?:def|fn)\s+test_|^\s*class\s+Test|^func\s+Test"
+)
 
 
 @dataclass(frozen=True)
@@ -155,9 +163,16 @@ def _signed(text: str, sign: str) -> Iterator[str]:
 
 
 def _hunks(text: str, added: set[str], removed: set[str]) -> list[_Hunk]:
-    """The hunks of a patch: the lines each adds and removes, those the commit only moves, and its two sides."""
+    """The hunks of a patch: the lines each adds and removes, those the commit only moves, and its two sides.
+
+    A hunk git places inside a test (its header names ``mod tests``, a ``test_``
+    function or a ``Test`` class) is left out, as test files are.
+    """
     found: list[_Hunk] = []
-    for block in _HUNK_HEADER.split(text)[1:]:
+    pieces = _HUNK_HEADER.split(text)[1:]
+    for context, block in zip(pieces[::2], pieces[1::2], strict=True):
+        if _TEST_SCOPE.match(context):
+            continue
         lines = block.splitlines()
         plus = tuple(line[1:] for line in lines if line.startswith("+"))
         minus = tuple(line[1:] for line in lines if line.startswith("-"))
