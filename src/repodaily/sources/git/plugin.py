@@ -15,7 +15,7 @@ from repodaily.sources.base import Opened, SourceContext, Window
 from repodaily.sources.git.locations import infer_repo_name, is_url
 from repodaily.sources.git.log import collect_days
 from repodaily.sources.git.repository import GitRepository, open_repository
-from repodaily.sources.git.tags import tags_between
+from repodaily.sources.git.tags import Tagged, list_tags, tags_between
 from repodaily.sources.git.tree import tree_paths
 
 __all__ = ["GitSettings", "GitSource"]
@@ -48,10 +48,12 @@ class GitSource:
         self.settings = settings
         self.context = context
         self._repository: GitRepository | None = None
+        self._tags: list[Tagged] | None = None
 
     def open(self) -> Opened:
         location = self.settings.url or self.settings.path or ""
         self._repository = open_repository(location, cache_dir=self.context.cache_dir, branch=self.settings.branch)
+        self._tags = None  # an opening may have fetched new ones
         name = infer_repo_name(self.settings.url or self._repository.remote_url or "")
         return Opened(name=name or None, branch=self._repository.branch)
 
@@ -63,8 +65,13 @@ class GitSource:
         return tree_paths(self._opened(), sha)
 
     def tags_between(self, start: datetime, end: datetime) -> list[Release]:
-        """:class:`~repodaily.sources.base.TagSource`: the tags created in the window."""
-        return tags_between(self._opened(), start, end)
+        """:class:`~repodaily.sources.base.TagSource`: the tags created in the window.
+
+        The tags are listed once per opening, not once per day of a backfill.
+        """
+        if self._tags is None:
+            self._tags = list_tags(self._opened())
+        return tags_between(self._tags, start, end)
 
     def _opened(self) -> GitRepository:
         if self._repository is None:

@@ -13,11 +13,14 @@ from repodaily.models import Release
 from repodaily.sources.git.process import git_text
 from repodaily.sources.git.repository import GitRepository
 
-__all__ = ["tags_between"]
+__all__ = ["Tagged", "list_tags", "tags_between"]
+
+#: A tag's creation time and name.
+Tagged = tuple[datetime, str]
 
 
-def tags_between(repo: GitRepository, start: datetime, end: datetime) -> list[Release]:
-    """The tags created in [``start``, ``end``], oldest first, by name on a tie; one ``git for-each-ref``."""
+def list_tags(repo: GitRepository) -> list[Tagged]:
+    """Every tag with its creation time, oldest first (by name on a tie); one ``git for-each-ref``."""
     listing = git_text(
         ["for-each-ref", "refs/tags", "--format=%(creatordate:unix)%00%(refname:strip=2)"],
         failure="cannot list the tags",
@@ -26,9 +29,11 @@ def tags_between(repo: GitRepository, start: datetime, end: datetime) -> list[Re
     found = []
     for line in listing.splitlines():
         stamp, _, name = line.partition("\0")
-        if not stamp.isdigit() or not name:
-            continue
-        created = datetime.fromtimestamp(int(stamp), UTC)
-        if start <= created <= end:
-            found.append((created, name))
-    return [Release(tag=name, published_at=created) for created, name in sorted(found)]
+        if stamp.isdigit() and name:
+            found.append((datetime.fromtimestamp(int(stamp), UTC), name))
+    return sorted(found)
+
+
+def tags_between(tags: list[Tagged], start: datetime, end: datetime) -> list[Release]:
+    """The ``tags`` created in [``start``, ``end``], oldest first."""
+    return [Release(tag=name, published_at=created) for created, name in tags if start <= created <= end]
