@@ -26,15 +26,13 @@ from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.prose import clip
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.analyzers.heuristic.surface.sides import hunks
 from repodaily.models import ChangeType, FileStatus
 
 __all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
 
 #: A quoted line is evidence, not the whole statement: a reader needs its start.
 _MAX_QUOTED_CODE = 60
-# A hunk header and the enclosing line git names after it (its default rule: the last line above that
-# starts with a letter), captured.
-_HUNK_HEADER = re.compile(r"^@@[^@\n]*@@ ?(.*)$", re.MULTILINE)
 # A hunk inside a test written in a source file — Rust's `mod tests`, a test function or class —
 # guards nothing, as a test file does not.
 _TEST_SCOPE = re.compile(
@@ -169,11 +167,9 @@ def _hunks(text: str, added: set[str], removed: set[str]) -> list[_Hunk]:
     function or a ``Test`` class) is left out, as test files are.
     """
     found: list[_Hunk] = []
-    pieces = _HUNK_HEADER.split(text)[1:]
-    for context, block in zip(pieces[::2], pieces[1::2], strict=True):
+    for context, lines in hunks(text):
         if _TEST_SCOPE.match(context):
             continue
-        lines = block.splitlines()
         plus = tuple(line[1:] for line in lines if line.startswith("+"))
         minus = tuple(line[1:] for line in lines if line.startswith("-"))
         found.append(

@@ -11,10 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Side", "balanced", "sides"]
+__all__ = ["Side", "balanced", "hunks", "sides"]
 
 _OPEN, _CLOSE = "([{", ")]}"
-_HUNK_HEADER = re.compile(r"^@@.*(?:\n|$)", re.M)
+# A hunk header, and the line git names after it (the enclosing definition), captured when there is one.
+_HUNK_HEADER = re.compile(r"^@@[^\n]*?(?:@@ ?(.*))?$\n?", re.M)
 # What each side holds by a line's first character: the context (a space, or nothing) and its own lines.
 _BEFORE, _AFTER = ("-", " ", ""), ("+", " ", "")
 #: How far a call's arguments are read; a longer span is not one call a reader would recognise.
@@ -31,11 +32,16 @@ class Side:
     text: str
 
 
+def hunks(patch: str) -> list[tuple[str, list[str]]]:
+    """Each hunk of ``patch``: the line its header names (the definition it sits in, or ''), and its lines."""
+    pieces = _HUNK_HEADER.split(patch)
+    return [(context or "", block.splitlines()) for context, block in zip(pieces[1::2], pieces[2::2], strict=True)]
+
+
 def sides(path: str, patch: str) -> list[Side]:
     """Both sides of every hunk of ``patch``."""
     found: list[Side] = []
-    for block in _HUNK_HEADER.split(patch):
-        lines = block.splitlines()
+    for _, lines in hunks(patch):
         old = [line[1:] for line in lines if line[:1] in _BEFORE]
         new = [line[1:] for line in lines if line[:1] in _AFTER]
         if old or new:
