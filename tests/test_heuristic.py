@@ -795,6 +795,56 @@ def test_changelog_entry_with_a_security_advisory_is_a_security_fix() -> None:
     assert result.flags.security
 
 
+def fragment(path: str, *lines: str, status: FileStatus = FileStatus.added) -> ContextFile:
+    """A news fragment (a file per change) added with ``lines``."""
+    text = f"@@ -0,0 +1,{len(lines)} @@\n" + "\n".join(f"+{line}" for line in lines) + "\n"
+    return change(path, FileCategory.docs, status=status, text=text, additions=len(lines), deletions=0)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected", "breaking"),
+    [
+        ("changelog/12345.bugfix.rst", ChangeType.fix, False),
+        ("changelog/12345.feature.rst", ChangeType.feat, False),
+        ("changelog/12345.improvement.rst", ChangeType.feat, False),
+        ("src/project/newsfragments/12345.deprecation", ChangeType.feat, True),
+        ("changes/+orphan.bugfix.1.md", ChangeType.fix, False),
+    ],
+)
+def test_a_news_fragment_is_an_entry_in_the_section_its_name_gives(
+    path: str, expected: ChangeType, breaking: bool
+) -> None:
+    note = fragment(path, "The ``--strict`` flag now applies to", "every collected module.")
+    result = judge("Rework module collection", change("src/project/collect.py"), note)
+    assert (result.type, result.importance, result.flags.breaking) == (expected, Importance.medium, breaking)
+    assert result.flags.user_facing
+    assert result.summary[-1] == "The changelog says: The `--strict` flag now applies to every collected module."
+
+
+@pytest.mark.parametrize("path", ["news/12345.removal.rst", "changelog.d/12345.breaking.md"])
+def test_a_removal_or_breaking_fragment_is_a_high_breaking_feature(path: str) -> None:
+    note = fragment(path, "The ``--strict`` flag was removed.")
+    result = judge("Rework module collection", change("src/project/collect.py"), note)
+    assert (result.type, result.importance, result.flags.breaking) == (ChangeType.feat, Importance.high, True)
+
+
+@pytest.mark.parametrize(
+    "note",
+    [
+        fragment("changelog/12345.trivial.rst", "Tidy the collection loop."),
+        fragment("changelog/12345.bugfix.rst", "Fixed an old bug.", status=FileStatus.modified),
+    ],
+)
+def test_a_fragment_of_no_section_or_only_edited_says_nothing(note: ContextFile) -> None:
+    result = judge("Rework module collection", change("src/project/collect.py"), note)
+    assert (result.type, result.flags.user_facing) == (ChangeType.refactor, False)
+
+
+def test_a_changelog_named_like_a_fragment_kind_is_still_read_by_its_entries() -> None:
+    entry = changelog(" ### Fixed", "+- Empty configuration files are accepted", path="docs/changes.md")
+    assert judge("config loading tweaks", change("src/config.rs"), entry).type == ChangeType.fix
+
+
 def test_rewritten_changelog_entry_is_not_a_new_one() -> None:
     entry = changelog(
         "--   Fix type hint for `cli_runner.invoke`. :issue:`5645`",

@@ -15,7 +15,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.message_rules import SectionRule
 from repodaily.analyzers.heuristic.prose import bare_text
 from repodaily.analyzers.heuristic.rules import RuleSet
-from repodaily.models import ContextFile
+from repodaily.models import ContextFile, FileStatus
 
 __all__ = ["read_changelog"]
 
@@ -28,6 +28,12 @@ _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 class _Entry:
     text: str
     section: SectionRule | None
+
+
+def _entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
+    """The entries a changelog file's patch adds: a news fragment's one, or a changelog's new bullets."""
+    fragment = _fragment_entry(file, rules)
+    return _changelog_entries(file, rules) if fragment is None else fragment
 
 
 def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
@@ -85,6 +91,24 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     return [entry for entry in entries if (bare := bare_text(entry.text)) and bare not in removed_text]
 
 
+def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
+    """A news fragment's text as one entry in the section its file name gives; None when it is no fragment.
+
+    A fragment of a kind no section names (``trivial``, ``misc``) says nothing
+    its readers need, and no entry. Nor does one removed or only edited: the
+    change it records is an earlier commit's.
+    """
+    named = rules.changelog.fragment_regex.search(file.path)
+    if named is None:
+        return None
+    section = rules.changelog.section(named.group("name"))
+    if section is None or file.status != FileStatus.added:
+        return []
+    lines = [line[1:].strip() for line in file.text.splitlines() if line.startswith("+")]
+    text = " ".join(" ".join(line for line in lines if line and not _UNDERLINE.match(line)).split())
+    return [_Entry(text, section)] if text else []
+
+
 def _plain_entry(text: str) -> str:
     """An entry as a report quotes it: reStructuredText literals as code spans, cross-reference roles dropped."""
     text = _RST_ROLE.sub("", text)
@@ -102,7 +126,7 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         entry
         for file, name in zip(facts.files, facts.classes, strict=True)
         if rules.path_rules(name).changelog
-        for entry in _changelog_entries(file, rules)
+        for entry in _entries(file, rules)
     ]
     read: set[str] = set()
     for entry in entries:
@@ -117,6 +141,8 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
             evidence.vote(entry.section.type, entry.section.weight, cite)
             if entry.section.signal is not None:
                 evidence.signal(entry.section.signal, cite)
+            if entry.section.max_importance is not None:
+                evidence.caps.append((entry.section.max_importance, cite))
     evidence.changelog = [_plain_entry(entry.text) for entry in entries]
     if entries:
         evidence.user_facing = True

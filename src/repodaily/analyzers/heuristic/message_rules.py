@@ -121,18 +121,22 @@ class SectionRule(Strict):
     type: ChangeType | None = None
     weight: float = Field(default=3.0, ge=0)
     signal: Signal | None = None
+    max_importance: Importance | None = None
 
 
 class ChangelogRules(Strict):
     """How the added lines of a changelog (path classes with ``changelog``) are read.
 
     An entry sits in the section of the heading above it, unless it opens with a
-    ``label`` of its own (``- **breaking:** ...``) that names a section.
+    ``label`` of its own (``- **breaking:** ...``) that names a section. A news
+    fragment (a file of its own per change, whose name says its kind:
+    ``changelog/1234.bugfix.rst``) is one entry in the section its name gives.
     """
 
     entry: str
     heading: str
     label: str = r"(?!)"
+    fragment: str = r"(?!)"
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium
@@ -151,6 +155,15 @@ class ChangelogRules(Strict):
     @classmethod
     def _check_label(cls, value: str) -> str:
         return check_regex(value, groups=("name", "text"))
+
+    @field_validator("fragment")
+    @classmethod
+    def _check_fragment(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def fragment_regex(self) -> re.Pattern[str]:
+        return re.compile(self.fragment, FLAGS)
 
     @cached_property
     def entry_regex(self) -> re.Pattern[str]:
