@@ -438,10 +438,7 @@ class Pipeline:
         """
         pulls = pulls or {}
         analyzers = self.analyzers_for(repo, conventions)
-        keys = {c.sha: analyzers[0].analysis_key(repository, pulls.get(c.sha)) for c in commits}
-        cached: dict[str, Analysis] = {}
-        for key in dict.fromkeys(keys.values()):
-            cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
+        cached = self._cached(repo, commits, analyzers[0], repository, pulls)
         todo = [c for c in commits if c.sha not in cached]
         self.progress.begin(f"analysing {repo}", len(todo))
         semaphore = asyncio.Semaphore(self.config.analyzer.concurrency)
@@ -449,6 +446,43 @@ class Pipeline:
             *(self._analyze_one(repo, c, analyzers, repository, pulls.get(c.sha), semaphore) for c in todo)
         )
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
+
+    def _cached(
+        self,
+        repo: str,
+        commits: Sequence[Commit],
+        analyzer: Analyzer,
+        repository: RepositoryContext | None,
+        pulls: Mapping[str, PullRequest],
+    ) -> dict[str, Analysis]:
+        """The stored analyses of ``commits``, each read under ``analyzer``'s key for its input."""
+        keys = {c.sha: analyzer.analysis_key(repository, pulls.get(c.sha)) for c in commits}
+        cached: dict[str, Analysis] = {}
+        for key in dict.fromkeys(keys.values()):
+            cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
+        return cached
+
+    async def pending_inputs(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[AnalysisInput]:
+        """The input of every commit of ``days`` whose analysis is not stored, as a report of them would build it.
+
+        The same days, context and cache keys as :meth:`iter_reports`, with no
+        analyzer call: what a batch carries instead (:mod:`repodaily.batch`).
+        """
+        source, repo, _ = self.open_source(repo)
+        assert repo.name is not None
+        analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
+        days_stream = self.collect(source, days)
+        try:
+            for day, commits in days_stream:
+                repository = self.repository_context(repo, source, commits)
+                context = await self.day_context(repo, day, commits)
+                pulls = context.pulls if context is not None else {}
+                cached = self._cached(repo.name, commits, analyzer, repository, pulls)
+                for commit in commits:
+                    if commit.sha not in cached:
+                        yield self._input(repo.name, commit, analyzer, repository, pulls.get(commit.sha))
+        finally:
+            days_stream.close()
 
     # -- collect
 

@@ -32,13 +32,15 @@ from __future__ import annotations
 
 import abc
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from repodaily.digests import digest
 from repodaily.models import Analysis, AnalysisInput, Highlight, PullRequest, RepositoryContext, Usage
 from repodaily.paths import PathTable
 
-__all__ = ["Analyzer", "BatchAnalyzer", "pull_request_key"]
+__all__ = ["Analyzer", "BatchAnalyzer", "BatchEndpoint", "pull_request_key"]
 
 
 def pull_request_key(pull_request: PullRequest | None) -> str:
@@ -138,9 +140,28 @@ class Analyzer(abc.ABC):
         """Release connections; a no-op for analyzers that hold none."""
 
 
+@dataclass(frozen=True)
+class BatchEndpoint:
+    """Where a batch analyzer's requests go: an OpenAI-compatible API up to ``/v1``, and who may send to it.
+
+    The key stays in the environment (``api_key_env`` names it), read when a
+    request is sent, so no file or log written for a batch ever holds it.
+    """
+
+    base_url: str
+    api_key_env: str
+    #: Extra request headers, left out of repr: one may carry a credential.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
 @runtime_checkable
 class BatchAnalyzer(Protocol):
     """The batch form: what to send for one commit, and what a reply to it means, with no I/O."""
+
+    @property
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The endpoint the requests are built for (the primary one): where a batch of them is sent."""
+        ...
 
     def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
         """The request body that judges ``item`` in one call; None when it needs more (a map-reduce)."""

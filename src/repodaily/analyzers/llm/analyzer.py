@@ -43,7 +43,7 @@ from typing import Any, Literal, TypeVar
 import httpx
 from pydantic import ValidationError
 
-from repodaily.analyzers.base import Analyzer
+from repodaily.analyzers.base import Analyzer, BatchEndpoint
 from repodaily.analyzers.llm.client import ChatClient, ContextTooLong, Message, OutputMode
 from repodaily.analyzers.llm.fit import fitted, without_text
 from repodaily.analyzers.llm.prompts import ChunkNote, HighlightEntry, Prompts, prompt_digest
@@ -162,6 +162,12 @@ class LLMAnalyzer(Analyzer):
             exc.usage = usage  # the requests sent before the failure count all the same
             raise
         return self._analysis(read, verdict, client, usage)
+
+    @property
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The primary endpoint, the one :meth:`batch_request` builds its bodies for."""
+        primary = self.settings.endpoints[0]
+        return BatchEndpoint(primary.base_url, primary.api_key_env, primary.headers)
 
     def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
         """The body :meth:`analyze` posts first, to the primary endpoint, for ``item``; None for a map-reduce.
