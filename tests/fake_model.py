@@ -28,9 +28,16 @@ def verdict(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def summary(body: dict[str, Any]) -> dict[str, Any]:
+    """A part's summary (a map-reduce's first round), from the part's text."""
+    digest = hashlib.sha256(prompt_text(body).encode()).hexdigest()
+    return {"changes": [f"Part {digest[:6]} changes the engine."], "concerns": []}
+
+
 def completion(body: dict[str, Any], *, number: int = 1) -> dict[str, Any]:
-    """The chat completion the fake model gives ``body``."""
-    content = json.dumps(verdict(body))
+    """The chat completion the fake model gives ``body``: the reply its schema asks for."""
+    asked = (body.get("response_format") or {}).get("json_schema", {}).get("name")
+    content = json.dumps(summary(body) if asked == "ChunkSummary" else verdict(body))
     return {
         "id": f"chatcmpl-fake-{number}",
         "object": "chat.completion",

@@ -54,7 +54,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
         yield server
 
 
-def _config(tmp_path: Path, server: FakeOpenAI, name: str = "config.toml") -> Path:
+def _config(tmp_path: Path, server: FakeOpenAI, name: str = "config.toml", *more: str) -> Path:
     cache = tmp_path / name.replace(".toml", "-cache")
     lines = [
         f'cache_dir = "{cache}"',
@@ -71,6 +71,7 @@ def _config(tmp_path: Path, server: FakeOpenAI, name: str = "config.toml") -> Pa
         'model = "fake-model"',
         f'api_key_env = "{KEY_ENV}"',
         "max_retries = 0",
+        *more,
     ]
     path = tmp_path / name
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -330,3 +331,62 @@ def test_exporting_into_an_export_and_collecting_from_nothing_are_one_line_each(
     assert again.exit_code == 2 and again.output.count("\n") == 1 and "already holds an export" in again.output
     nothing = _cli("batch", "collect", tmp_path / "nowhere", "--config", config)
     assert nothing.exit_code == 2 and "no batch export here" in nothing.output
+
+
+BIG_DAY = "2026-03-05"
+
+
+@pytest.fixture(scope="module")
+def big_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A day with a commit too big for one prompt (three files of a prompt each) and a small one."""
+    builder = RepoBuilder(tmp_path_factory.mktemp("batch-big") / "repo")
+    builder.commit("Initial import", when=datetime(2026, 3, 4, 9, tzinfo=UTC), files={"engine/core.py": "x = 0\n"})
+    modules = {
+        f"engine/{name}.py": "".join(
+            f"def {name}_{n}(value):\n    return value * {n} + {len(name)}\n\n" for n in range(12)
+        )
+        for name in ("planner", "scheduler", "executor")
+    }
+    builder.commit("Split the engine in three (#500)", when=datetime(2026, 3, 5, 9, tzinfo=UTC), files=modules)
+    builder.commit("Fix a typo (#501)", when=datetime(2026, 3, 5, 10, tzinfo=UTC), files={"engine/core.py": "x = 1\n"})
+    return builder.path
+
+
+def _big_report(repo: Path, config: Path, out: Path) -> dict[str, bytes]:
+    result = _cli("report", repo, "--name", NAME, "--date", BIG_DAY, "--output", out, "--config", config)
+    assert result.exit_code == 0, result.output
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*.md"))}
+
+
+def _submit_and_collect(directory: Path, config: Path) -> Result:
+    assert _cli("batch", "submit", directory, "--config", config).exit_code == 0
+    _until_finished(directory, config)
+    collected = _cli("batch", "collect", directory, "--config", config)
+    assert collected.exit_code == 0, collected.output
+    return collected
+
+
+def test_a_commit_in_parts_takes_two_rounds_and_ends_as_the_synchronous_path_judged_it(big_repo, fake, tmp_path):
+    small_budget = ("[context]", "budget_tokens = 200")
+    synchronous = _big_report(big_repo, _config(tmp_path, fake, "sync.toml", *small_budget), tmp_path / "sync")
+    asked = fake.chat
+    parts = sum(1 for r in fake.chat_requests if r.json()["response_format"]["json_schema"]["name"] == "ChunkSummary")
+    assert parts >= 2 and asked == parts + 2
+
+    config = _config(tmp_path, fake, "batch.toml", *small_budget)
+    exported = tmp_path / "export"
+    args = ("batch", "export", big_repo, "--name", NAME, "--date", BIG_DAY, "--out", exported, "--config", config)
+    assert _cli(*args).exit_code == 0
+    ids = [line["custom_id"] for line in _lines(exported)]
+    assert len(ids) == parts + 1 and sum(i.endswith(tuple(f"-p{n}" for n in range(1, 9))) for i in ids) == parts
+    first = _submit_and_collect(exported, config)
+    assert "stored 1, already stored 0, analysed one by one 0, failed 0" in first.output
+    (follow_up,) = exported.glob("verdicts-*")
+    assert f"1 commit(s) in parts were summarised: their verdict requests are in {follow_up}" in first.output
+    assert _cli("batch", "collect", exported, "--config", config).output.count("verdicts-") == 1  # written once
+
+    second = _submit_and_collect(follow_up, config)
+    assert "stored 1, already stored 0, analysed one by one 0, failed 0" in second.output
+    assert fake.chat == asked  # every request went through the batches
+    assert _big_report(big_repo, config, tmp_path / "batched") == synchronous
+    assert fake.chat == asked

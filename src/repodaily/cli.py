@@ -757,8 +757,8 @@ def batch_export(
     The same selection as `report` (a PATH_OR_URL) or `run` (the configured
     repositories, --repo to pick). Writes JSONL files of at most --max-lines
     lines and --max-bytes bytes, requests.jsonl (each request's input) and
-    manifest.json into --out. A commit too big for one request (a map-reduce) is
-    kept for `collect` to analyse the usual way.
+    manifest.json into --out. A commit too big for one request (a map-reduce)
+    gets a line per part; `collect` then writes the second round.
 
     \b
     Example:
@@ -855,8 +855,11 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
 
     Replies are validated as the synchronous path validates its answers; a
     failed, invalid or missing one (an expired batch) is analysed the usual way.
-    Rerun it freely: what is stored is skipped. Exit code 1 when some commits
-    could not be analysed at all (the report will fall back for them).
+    Rerun it freely: what is stored is skipped. A commit too big for one
+    request takes two rounds: once its parts' summaries are in, collect writes
+    the requests judging it into DIR/verdicts-…, to submit and collect next.
+    Exit code 1 when some commits could not be analysed at all (the report
+    will fall back for them).
     """
     from repodaily.batch.collect import collect, replies_from_api, replies_from_files
     from repodaily.batch.manifest import read_requests
@@ -874,7 +877,7 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
 
         async def store_replies() -> Any:
             try:
-                return await collect(pipeline, manifest, read_requests(root), replies)
+                return await collect(pipeline, root, manifest, replies)
             finally:
                 await pipeline.aclose()
 
@@ -887,4 +890,9 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
     )
     if done.pending:
         _echo(f"still running: {', '.join(done.pending)}; collect again later", err=True)
+    if done.follow_up is not None:
+        _echo(
+            f"{done.judged_next} commit(s) in parts were summarised: their verdict requests are in {done.follow_up};"
+            " submit and collect that directory next"
+        )
     sys.exit(EXIT_DEGRADED if done.failed else EXIT_OK)

@@ -7,24 +7,31 @@ stored the moment it is read, under the key the export recorded, so a later
 ``report`` or ``run`` of those days asks nothing, and a ``collect`` that dies is
 resumed by running it again: what is stored is skipped. A request whose reply
 failed, is invalid, or never came (an expired batch, an error file), and one the
-export left without a line (a map-reduce), is analysed the synchronous way —
+export left without a line (too big for a batch file), is analysed the synchronous way —
 repair round and fallback endpoints included — and stored when that succeeds;
 what still fails is left to the report, which falls back as it always does.
+
+A map-reduce takes two rounds: once the replies to all its parts' requests are
+in, ``collect`` writes the requests judging each commit from its summaries as a
+new export beside the first (``verdicts-…``), to submit and collect in turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
-from repodaily.analyzers.base import Analyzer
+from repodaily.analyzers.base import Analyzer, MapReduceBatchAnalyzer
 from repodaily.batch.api import BatchAPI
-from repodaily.batch.export import batch_form
-from repodaily.batch.lines import Reply, read_replies
-from repodaily.batch.manifest import Manifest, Request
+from repodaily.batch.export import ExportWriter, batch_form
+from repodaily.batch.lines import Reply, read_replies, whole_id
+from repodaily.batch.manifest import MANIFEST, Manifest, Request, read_requests
 from repodaily.batch.submit import status
-from repodaily.errors import AnalysisError, ConfigError
+from repodaily.errors import AnalysisError, ConfigError, InvalidOutput
 from repodaily.models import AnalysisStatus
 from repodaily.pipeline import Pipeline
 from repodaily.store import Store
@@ -34,7 +41,7 @@ __all__ = ["Collected", "Replies", "collect", "replies_from_api", "replies_from_
 
 @dataclass
 class Collected:
-    """What a collect did, by request."""
+    """What a collect did, by commit."""
 
     stored: int = 0  # valid replies stored
     cached: int = 0  # already stored: by an earlier collect, or a report
@@ -42,48 +49,120 @@ class Collected:
     failed: int = 0  # failed that way too: left to the report
     pending: list[str] = field(default_factory=list)  # chunk files whose batch has not finished
     reasons: list[str] = field(default_factory=list)  # why a reply was not used, a line each (at most a few)
+    #: Where the second round of the map-reduces whose parts were all summarised was written, if any.
+    follow_up: Path | None = None
+    judged_next: int = 0  # map-reduces in that second round
 
 
 _REASONS_KEPT = 5
 
 
-async def collect(
-    pipeline: Pipeline,
-    manifest: Manifest,
-    requests: Iterable[Request],
-    replies: Replies,
-) -> Collected:
-    """Store the analyses of the requests of finished chunks, and of those without a chunk.
+class _Collecting:
+    """One collect's work: replies read into the cache, failures queued for the synchronous path."""
 
-    ``replies`` holds the replies read, by ``custom_id``, and which chunks finished. A request of a finished
-    chunk without a reply, or whose reply is not a valid analysis, is analysed
-    the synchronous way; requests of other chunks wait for a later collect.
-    """
-    done = Collected(pending=list(replies.pending))
-    again: list[tuple[Request, Analyzer]] = []
-    for request in requests:
-        if request.chunk is not None and request.chunk not in replies.finished:
-            continue
-        analyzer = _analyzer(pipeline, manifest, request)
-        if pipeline.store.get_analyses(request.repo, [request.input.sha], request.key):
-            done.cached += 1
-            continue
-        reply = replies.by_id.get(request.custom_id)
-        reason = reply.error if reply is not None else "no reply"
-        if reply is not None and reply.body is not None:
-            try:
-                analysis = batch_form(analyzer).parse_reply(request.input, reply.body)
-            except AnalysisError as exc:
-                reason = f"{type(exc).__name__}: {exc}"
+    def __init__(self, pipeline: Pipeline, manifest: Manifest, replies: Replies) -> None:
+        self.pipeline, self.manifest, self.replies = pipeline, manifest, replies
+        self.done = Collected(pending=list(replies.pending))
+        self.again: list[tuple[Request, Analyzer]] = []
+        self.next_round: list[tuple[Request, dict[str, Any]]] = []
+
+    def waiting(self, request: Request) -> bool:
+        return request.chunk is not None and request.chunk not in self.replies.finished
+
+    def stored(self, request: Request) -> bool:
+        if self.pipeline.store.get_analyses(request.repo, [request.input.sha], request.key):
+            self.done.cached += 1
+            return True
+        return False
+
+    def failed(self, request: Request, analyzer: Analyzer, reason: str) -> None:
+        if len(self.done.reasons) < _REASONS_KEPT:
+            self.done.reasons.append(f"{request.input.sha[:7]}: {reason}")
+        self.again.append((request, analyzer))
+
+    def body(self, request: Request) -> dict[str, Any]:
+        """The reply to ``request``; an AnalysisError saying why there is none to read."""
+        reply = self.replies.by_id.get(request.custom_id)
+        if reply is None or reply.body is None:
+            raise InvalidOutput(reply.error if reply is not None and reply.error else "no reply")
+        return reply.body
+
+    def one(self, request: Request) -> None:
+        """A request judging its commit: its reply stored, or the commit queued for the synchronous path."""
+        if self.waiting(request):
+            return
+        analyzer = _analyzer(self.pipeline, self.manifest, request)
+        if self.stored(request):
+            return
+        try:
+            body = self.body(request)
+            if request.notes is None:
+                analysis = batch_form(analyzer).parse_reply(request.input, body)
             else:
-                pipeline.store.put_analysis(request.repo, request.input.sha, analysis)
-                done.stored += 1
-                continue
-        if request.chunk is not None and len(done.reasons) < _REASONS_KEPT:
-            done.reasons.append(f"{request.input.sha[:7]}: {reason}")
-        again.append((request, analyzer))
-    await _synchronously(pipeline, again, done)
-    return done
+                analysis = _map_reduce(analyzer).parse_final_reply(request.input, request.notes, body)
+        except AnalysisError as exc:
+            self.failed(request, analyzer, f"{type(exc).__name__}: {exc}")
+            return
+        self.pipeline.store.put_analysis(request.repo, request.input.sha, analysis)
+        self.done.stored += 1
+
+    def parts(self, parts: list[Request]) -> None:
+        """A map-reduce's first round: once every part is summarised, the request of its second round."""
+        if any(self.waiting(part) for part in parts):
+            return
+        first = parts[0]
+        analyzer = _analyzer(self.pipeline, self.manifest, first)
+        if self.stored(first):
+            return
+        form = _map_reduce(analyzer)
+        try:
+            notes = [form.parse_part_reply(first.input, part.part or 0, self.body(part)) for part in parts]
+        except AnalysisError as exc:
+            self.failed(first, analyzer, f"{type(exc).__name__}: {exc}")
+            return
+        whole = first.model_copy(update={"custom_id": whole_id(first.custom_id), "part": None, "notes": notes})
+        self.next_round.append((whole, form.batch_final_request(first.input, notes)))
+
+
+async def collect(pipeline: Pipeline, directory: Path, manifest: Manifest, replies: Replies) -> Collected:
+    """Store the analyses the replies give, for requests of finished chunks and those without a line.
+
+    ``replies`` holds the replies read, by ``custom_id``, and which chunks
+    finished. A request of a finished chunk without a reply, or whose reply is not
+    a valid analysis, is analysed the synchronous way; requests of other chunks
+    wait for a later collect. Map-reduces whose parts were all summarised get their
+    second round written as a new export under ``directory`` (``Collected.follow_up``).
+    """
+    work = _Collecting(pipeline, manifest, replies)
+    parts: dict[str, list[Request]] = {}
+    for request in read_requests(directory):
+        if request.part is None:
+            work.one(request)
+        else:
+            parts.setdefault(whole_id(request.custom_id), []).append(request)
+    for group in parts.values():
+        work.parts(group)
+    if work.next_round:
+        work.done.follow_up = _write_next_round(directory, manifest, work.next_round)
+        work.done.judged_next = len(work.next_round)
+    await _synchronously(pipeline, work.again, work.done)
+    return work.done
+
+
+def _write_next_round(directory: Path, manifest: Manifest, requests: list[tuple[Request, dict[str, Any]]]) -> Path:
+    """The export of a map-reduce's second round, in a directory named after what it holds (so written once)."""
+    names = hashlib.sha256("\n".join(sorted(r.custom_id for r, _ in requests)).encode()).hexdigest()[:_NEXT_HASH]
+    follow_up = directory / f"verdicts-{names}"
+    if (follow_up / MANIFEST).exists():
+        return follow_up
+    out = ExportWriter(follow_up, line_format=manifest.line_format)
+    for request, body in requests:
+        out.add(request, body, manifest.conventions.get(request.repo))
+    out.finish(language=manifest.language, analyzer=manifest.analyzer)
+    return follow_up
+
+
+_NEXT_HASH = 10
 
 
 def _analyzer(pipeline: Pipeline, manifest: Manifest, request: Request) -> Analyzer:
@@ -94,6 +173,12 @@ def _analyzer(pipeline: Pipeline, manifest: Manifest, request: Request) -> Analy
             "the analyzer's settings changed since the export (its cache key differs); "
             "collect with the config it was exported with, or export again"
         )
+    return analyzer
+
+
+def _map_reduce(analyzer: Analyzer) -> MapReduceBatchAnalyzer:
+    if not isinstance(analyzer, MapReduceBatchAnalyzer):
+        raise ConfigError(f"analyzer {analyzer.name!r} has no batch form for a commit in parts")
     return analyzer
 
 

@@ -27,6 +27,8 @@ __all__ = [
     "Reply",
     "custom_id",
     "encode_line",
+    "part_id",
+    "whole_id",
     "read_replies",
 ]
 
@@ -54,6 +56,16 @@ def custom_id(repo: str, sha: str, key: str) -> str:
     """
     material = json.dumps([repo, sha, key]).encode()
     return _ID_PREFIX + hashlib.sha256(material).hexdigest()[:_ID_HASH]
+
+
+def part_id(whole: str, part: int) -> str:
+    """The id of part ``part`` (1-based) of a map-reduce's first round, beside its commit's id ``whole``."""
+    return f"{whole}-p{part}"
+
+
+def whole_id(request_id: str) -> str:
+    """The commit's id a part's id (:func:`part_id`) was made from."""
+    return request_id.rsplit("-p", 1)[0]
 
 
 def encode_line(request_id: str, body: dict[str, Any], line_format: LineFormat) -> bytes:

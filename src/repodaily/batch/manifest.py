@@ -43,15 +43,19 @@ class Chunk(_Strict):
 class Request(_Strict):
     """One commit's request: where its reply is stored, and the input the reply is read against.
 
-    ``chunk`` is None for a commit no single request judges (a map-reduce, or a
-    line too big for a batch file): ``collect`` analyses it the synchronous way.
+    ``chunk`` (the batch file holding its line) is None for a line too big for
+    any batch file: ``collect`` analyses that commit the synchronous way.
     """
 
     custom_id: str
     repo: str
     key: str
-    chunk: str | None
+    chunk: str | None = None
     input: AnalysisInput
+    #: Of a map-reduce's first round: the part (1-based) this request summarises.
+    part: int | None = None
+    #: Of a map-reduce's second round: the parts' summaries the verdict is asked from.
+    notes: list[dict[str, Any]] | None = None
 
 
 class Manifest(_Strict):
