@@ -97,6 +97,14 @@ def _export(repo: Path, config: Path, out: Path, *extra: object) -> Result:
     return result
 
 
+def _exported(repo: Path, server: FakeOpenAI, tmp_path: Path, *extra: object) -> tuple[Path, Path]:
+    """A config over ``server`` and the export of the fixture's days under it."""
+    config = _config(tmp_path, server)
+    exported = tmp_path / "export"
+    _export(repo, config, exported, *extra)
+    return config, exported
+
+
 def _rows(config: Path) -> int:
     with sqlite3.connect(config.with_name(config.name.replace(".toml", "-cache")) / "repodaily.db") as db:
         return int(db.execute("SELECT count(*) FROM analyses").fetchone()[0])
@@ -191,9 +199,7 @@ def test_a_second_submit_sends_nothing(repo, fake, tmp_path):
 
 
 def test_a_lost_creation_answer_is_found_again_not_created_twice(repo, fake, tmp_path):
-    config = _config(tmp_path, fake)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
+    config, exported = _exported(repo, fake, tmp_path)
     fake.lose_create_answers = 1
     lost = _cli("batch", "submit", exported, "--config", config)
     assert lost.exit_code == 3 and lost.output.count("\n") == 1
@@ -204,9 +210,7 @@ def test_a_lost_creation_answer_is_found_again_not_created_twice(repo, fake, tmp
 
 
 def test_an_upload_answered_503_is_tried_again_and_reported_in_one_line_when_it_stays(repo, fake, tmp_path):
-    config = _config(tmp_path, fake)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
+    config, exported = _exported(repo, fake, tmp_path)
     fake.fail_uploads = 10
     failed = _cli("batch", "submit", exported, "--config", config)
     assert failed.exit_code == 3
@@ -219,9 +223,7 @@ def test_an_upload_answered_503_is_tried_again_and_reported_in_one_line_when_it_
 
 
 def test_a_refused_key_is_one_line(repo, fake, tmp_path, monkeypatch):
-    config = _config(tmp_path, fake)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
+    config, exported = _exported(repo, fake, tmp_path)
     monkeypatch.setenv(KEY_ENV, "sk-wrong-0000000000000000")
     refused = _cli("batch", "submit", exported, "--config", config)
     assert refused.exit_code == 3 and refused.output.count("\n") == 1
@@ -229,10 +231,10 @@ def test_a_refused_key_is_one_line(repo, fake, tmp_path, monkeypatch):
     assert fake.refused == 1 and fake.uploads == 0
 
 
-def _submitted(repo: Path, server: FakeOpenAI, tmp_path: Path) -> tuple[Path, Path]:
-    config = _config(tmp_path, server)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
+def _submitted(repo: Path, server: FakeOpenAI, tmp_path: Path, errors: int = 0) -> tuple[Path, Path]:
+    """An export whose batch is finished, the first ``errors`` of its lines answered in the error file."""
+    config, exported = _exported(repo, server, tmp_path)
+    server.error_ids = frozenset(line["custom_id"] for line in _lines(exported)[:errors])
     assert _cli("batch", "submit", exported, "--config", config).exit_code == 0
     _until_finished(exported, config)
     return config, exported
@@ -248,13 +250,7 @@ def test_an_expired_batch_keeps_its_results_and_the_rest_is_asked_one_by_one(rep
 
 
 def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
-    config = _config(tmp_path, fake)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
-    ids = [line["custom_id"] for line in _lines(exported)]
-    fake.error_ids = frozenset(ids[:2])
-    assert _cli("batch", "submit", exported, "--config", config).exit_code == 0
-    _until_finished(exported, config)
+    config, exported = _submitted(repo, fake, tmp_path, errors=2)
     collected = _cli("batch", "collect", exported, "--config", config)
     assert "stored 5, already stored 0, analysed one by one 2, failed 0" in collected.output
     assert "The model failed to answer." in collected.output
@@ -262,14 +258,8 @@ def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
 
 
 def test_a_collect_killed_midway_stores_each_analysis_once_when_run_again(repo, fake, tmp_path):
-    config = _config(tmp_path, fake)
-    exported = tmp_path / "export"
-    _export(repo, config, exported)
-    ids = [line["custom_id"] for line in _lines(exported)]
-    fake.error_ids = frozenset(ids[:4])  # four to ask one by one; the second of them hangs
-    fake.hang_after = 1
-    assert _cli("batch", "submit", exported, "--config", config).exit_code == 0
-    _until_finished(exported, config)
+    fake.hang_after = 1  # of the four to ask one by one, the second hangs
+    config, exported = _submitted(repo, fake, tmp_path, errors=4)
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     command = [sys.executable, "-m", "repodaily", "batch", "collect", str(exported), "--config", str(config)]
     process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

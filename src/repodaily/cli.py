@@ -17,6 +17,7 @@ Every error is one line on stderr, click's own usage errors included.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -25,7 +26,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
@@ -699,14 +700,19 @@ def batch() -> None:
     """
 
 
-def _batch_pipeline(directory: str, config_path: str | None) -> tuple[Path, Any, Config]:
-    """The export in ``directory`` and the config read as it was for the export (its language and analyzer)."""
+@contextlib.contextmanager
+def _batch_store(
+    directory: str, config_path: str | None, progress: _BarProgress | None = None
+) -> Iterator[tuple[Path, Any, Pipeline]]:
+    """The export in ``directory`` and a pipeline over the config read as it was for it (language, analyzer)."""
     from repodaily.batch.manifest import read_manifest
 
     root = Path(directory)
     manifest = read_manifest(root)
     config = _load(config_path, lang=manifest.language, analyzer=manifest.analyzer)
-    return root, manifest, config
+    redact = _guard(config)
+    with Store(config.cache_path, redact=redact) as store:
+        yield root, manifest, Pipeline(config, store, progress=progress, redact=redact)
 
 
 def _batch_api(pipeline: Pipeline, manifest: Any) -> tuple[Any, str]:
@@ -810,13 +816,10 @@ def batch_submit(directory: str, config_path: str | None) -> None:
     """
     from repodaily.batch.submit import submit
 
-    root, manifest, config = _batch_pipeline(directory, config_path)
-    redact = _guard(config)
-    with Store(config.cache_path, redact=redact) as store:
-        pipeline = Pipeline(config, store, redact=redact)
+    with _batch_store(directory, config_path) as (root, manifest, pipeline):
         api, endpoint = _batch_api(pipeline, manifest)
         with api:
-            for sent in submit(api, store, endpoint, root, manifest):
+            for sent in submit(api, pipeline.store, endpoint, root, manifest):
                 _echo(f"{sent.chunk.file} → {sent.batch_id}" + ("" if sent.new else " (already submitted)"))
 
 
@@ -828,13 +831,10 @@ def batch_status(directory: str, config_path: str | None) -> None:
     """Show each batch of the export in DIR: its state and how many requests it answered."""
     from repodaily.batch.submit import status
 
-    _, manifest, config = _batch_pipeline(directory, config_path)
-    redact = _guard(config)
-    with Store(config.cache_path, redact=redact) as store:
-        pipeline = Pipeline(config, store, redact=redact)
+    with _batch_store(directory, config_path) as (_, manifest, pipeline):
         api, endpoint = _batch_api(pipeline, manifest)
         with api:
-            for chunk in status(api, store, endpoint, manifest):
+            for chunk in status(api, pipeline.store, endpoint, manifest):
                 batch_id = chunk.batch.get("id") if chunk.batch else "-"
                 _echo(f"{chunk.chunk.file}\t{batch_id}\t{chunk.state}\t{chunk.counts()}")
 
@@ -864,16 +864,13 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
     from repodaily.batch.collect import collect, replies_from_api, replies_from_files
     from repodaily.batch.manifest import read_requests
 
-    root, manifest, config = _batch_pipeline(directory, config_path)
-    redact = _guard(config)
-    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
-        pipeline = Pipeline(config, store, progress=progress, redact=redact)
+    with _BarProgress() as progress, _batch_store(directory, config_path, progress) as (root, manifest, pipeline):
         if from_files:
             replies = replies_from_files((Path(f).read_bytes() for f in from_files), read_requests(root))
         else:
             api, endpoint = _batch_api(pipeline, manifest)
             with api:
-                replies = replies_from_api(api, store, endpoint, manifest)
+                replies = replies_from_api(api, pipeline.store, endpoint, manifest)
 
         async def store_replies() -> Any:
             try:

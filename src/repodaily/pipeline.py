@@ -139,6 +139,19 @@ class RunSummary:
 
 
 @dataclass(frozen=True)
+class _DayRead:
+    """One day of a repository, read: its commits and contexts, with the source and analyzer that serve it."""
+
+    repo: RepoConfig
+    source: Source
+    analyzer: Analyzer
+    day: date
+    commits: list[Commit]
+    repository: RepositoryContext | None
+    context: DayContext | None
+
+
+@dataclass(frozen=True)
 class _Delivering:
     """How this run delivers: for real or not, past the ledger or not, and who hears of each result."""
 
@@ -468,21 +481,13 @@ class Pipeline:
         The same days, context and cache keys as :meth:`iter_reports`, with no
         analyzer call: what a batch carries instead (:mod:`repodaily.batch`).
         """
-        source, repo, _ = self.open_source(repo)
-        assert repo.name is not None
-        analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
-        days_stream = self.collect(source, days)
-        try:
-            for day, commits in days_stream:
-                repository = self.repository_context(repo, source, commits)
-                context = await self.day_context(repo, day, commits)
-                pulls = context.pulls if context is not None else {}
-                cached = self._cached(repo.name, commits, analyzer, repository, pulls)
-                for commit in commits:
-                    if commit.sha not in cached:
-                        yield self._input(repo.name, commit, analyzer, repository, pulls.get(commit.sha))
-        finally:
-            days_stream.close()
+        async for read in self._read_days(repo, days):
+            assert read.repo.name is not None
+            pulls = read.context.pulls if read.context is not None else {}
+            cached = self._cached(read.repo.name, read.commits, read.analyzer, read.repository, pulls)
+            for commit in read.commits:
+                if commit.sha not in cached:
+                    yield self._input(read.repo.name, commit, read.analyzer, read.repository, pulls.get(commit.sha))
 
     # -- collect
 
@@ -527,6 +532,14 @@ class Pipeline:
         Only one day is held in memory at a time: a ten-year backfill peaks where
         a single day does.
         """
+        async for read in self._read_days(repo, days):
+            tags = self.day_tags(read.repo, read.source, read.day)
+            yield await self.digest(
+                read.repo, read.analyzer, read.day, read.commits, read.repository, read.context, tags
+            )
+
+    async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
+        """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's."""
         source, repo, _ = self.open_source(repo)
         assert repo.name is not None
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
@@ -535,8 +548,7 @@ class Pipeline:
             for day, commits in days_stream:
                 repository = self.repository_context(repo, source, commits)
                 context = await self.day_context(repo, day, commits)
-                tags = self.day_tags(repo, source, day)
-                yield await self.digest(repo, analyzer, day, commits, repository, context, tags)
+                yield _DayRead(repo, source, analyzer, day, commits, repository, context)
         finally:
             days_stream.close()
 
