@@ -475,19 +475,21 @@ class Pipeline:
             cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
         return cached
 
-    async def pending_inputs(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[AnalysisInput]:
-        """The input of every commit of ``days`` whose analysis is not stored, as a report of them would build it.
+    async def pending_inputs(
+        self, repo: RepoConfig, days: Sequence[date]
+    ) -> AsyncIterator[tuple[date, list[AnalysisInput]]]:
+        """Each of ``days`` with the inputs of its commits whose analysis is not stored, as a report would build them.
 
         The same days, context and cache keys as :meth:`iter_reports`, with no
         analyzer call: what a batch carries instead (:mod:`repodaily.batch`).
         """
         async for read in self._read_days(repo, days):
             assert read.repo.name is not None
+            name, analyzer, repository = read.repo.name, read.analyzer, read.repository
             pulls = read.context.pulls if read.context is not None else {}
-            cached = self._cached(read.repo.name, read.commits, read.analyzer, read.repository, pulls)
-            for commit in read.commits:
-                if commit.sha not in cached:
-                    yield self._input(read.repo.name, commit, read.analyzer, read.repository, pulls.get(commit.sha))
+            cached = self._cached(name, read.commits, analyzer, repository, pulls)
+            todo = [commit for commit in read.commits if commit.sha not in cached]
+            yield read.day, [self._input(name, c, analyzer, repository, pulls.get(c.sha)) for c in todo]
 
     # -- collect
 

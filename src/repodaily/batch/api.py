@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -101,7 +102,7 @@ class BatchAPI:
         return self._json("POST", "/batches", attempts=1, json=payload)
 
     def get(self, batch_id: str) -> dict[str, Any]:
-        return self._json("GET", f"/batches/{batch_id}")
+        return self._json("GET", f"/batches/{quote(batch_id, safe='')}")
 
     def created_from(self, file_id: str) -> dict[str, Any] | None:
         """The batch already created over ``file_id``, if any: what a run that died before hearing back made."""
@@ -117,7 +118,7 @@ class BatchAPI:
 
     def content(self, file_id: str) -> bytes:
         """The bytes of file ``file_id`` (a batch's output or error file)."""
-        return self._send("GET", f"/files/{file_id}/content").content
+        return self._send("GET", f"/files/{quote(file_id, safe='')}/content").content
 
     def _json(self, method: str, path: str, *, attempts: int = ATTEMPTS, **kwargs: Any) -> dict[str, Any]:
         response = self._send(method, path, attempts=attempts, **kwargs)

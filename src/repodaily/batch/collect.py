@@ -77,7 +77,7 @@ class _Collecting:
 
     def failed(self, request: Request, analyzer: Analyzer, reason: str) -> None:
         if len(self.done.reasons) < _REASONS_KEPT:
-            self.done.reasons.append(f"{request.input.sha[:7]}: {reason}")
+            self.done.reasons.append(f"{request.input.sha[:7]}: {' '.join(reason.split())}")  # one line each
         self.again.append((request, analyzer))
 
     def body(self, request: Request) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from repodaily.batch.lines import MAX_BYTES, MAX_LINES, ChunkWriter, LineFormat,
 from repodaily.batch.manifest import MANIFEST, Chunk, Manifest, Request, RequestsFile
 from repodaily.config import RepoConfig
 from repodaily.errors import ConfigError
+from repodaily.models import AnalysisInput
 from repodaily.pipeline import Pipeline
 
 __all__ = ["ExportWriter", "batch_form", "export"]
@@ -99,15 +100,22 @@ async def export(
     """Write the export of ``repos`` over ``days`` into ``directory`` (new, or without an export); its manifest."""
     out = ExportWriter(directory, line_format=line_format, max_lines=max_lines, max_bytes=max_bytes)
     for repo in repos:
-        async for item in pipeline.pending_inputs(repo, days):
-            analyzer = pipeline.analyzers_for(item.repo, repo.conventions)[0]
-            key = analyzer.analysis_key(item.repository, item.pull_request)
-            request = Request(custom_id=custom_id(item.repo, item.sha, key), repo=item.repo, key=key, input=item)
-            body = batch_form(analyzer).batch_request(item)
-            if body is None and isinstance(analyzer, MapReduceBatchAnalyzer):
-                for part, part_body in enumerate(analyzer.batch_part_requests(item), start=1):
-                    one_part = request.model_copy(update={"custom_id": part_id(request.custom_id, part), "part": part})
-                    out.add(one_part, part_body, repo.conventions)
-            else:
-                out.add(request, body, repo.conventions)
+        pipeline.progress.begin(f"exporting {repo.label}", len(set(days)))
+        async for _, items in pipeline.pending_inputs(repo, days):
+            for item in items:
+                _add(out, pipeline.analyzers_for(item.repo, repo.conventions)[0], item, repo.conventions)
+            pipeline.progress.advance()
     return out.finish(language=pipeline.config.language, analyzer=pipeline.config.analyzer_name)
+
+
+def _add(out: ExportWriter, analyzer: Analyzer, item: AnalysisInput, conventions: str | dict[str, Any] | None) -> None:
+    """The request judging ``item``, or the first round of its map-reduce: a request per part."""
+    key = analyzer.analysis_key(item.repository, item.pull_request)
+    request = Request(custom_id=custom_id(item.repo, item.sha, key), repo=item.repo, key=key, input=item)
+    body = batch_form(analyzer).batch_request(item)
+    if body is None and isinstance(analyzer, MapReduceBatchAnalyzer):
+        for part, part_body in enumerate(analyzer.batch_part_requests(item), start=1):
+            one_part = request.model_copy(update={"custom_id": part_id(request.custom_id, part), "part": part})
+            out.add(one_part, part_body, conventions)
+    else:
+        out.add(request, body, conventions)
