@@ -50,6 +50,7 @@ class FakeOpenAI(LoopbackHttpServer):
         expire: bool = False,
         error_ids: frozenset[str] = frozenset(),
         hang_after: int | None = None,
+        error_message: str = "The model failed to answer.",
     ) -> None:
         super().__init__()
         self.fail_uploads = fail_uploads
@@ -57,6 +58,7 @@ class FakeOpenAI(LoopbackHttpServer):
         self.expire = expire
         self.error_ids = error_ids
         self.hang_after = hang_after
+        self.error_message = error_message
         self.release = threading.Event()
         self.files: dict[str, tuple[str, bytes]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
@@ -189,7 +191,7 @@ class FakeOpenAI(LoopbackHttpServer):
         for number, line in enumerate(reversed(answered), start=1):
             request_id = f"req_{batch['id']}_{number}"
             if line["custom_id"] in self.error_ids:
-                error = {"code": "server_error", "message": "The model failed to answer."}
+                error = {"code": "server_error", "message": self.error_message}
                 errors.append(
                     {"id": f"batch_req_{number}", "custom_id": line["custom_id"], "response": None, "error": error}
                 )

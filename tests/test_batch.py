@@ -250,10 +250,13 @@ def test_an_expired_batch_keeps_its_results_and_the_rest_is_asked_one_by_one(rep
 
 
 def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
+    fake.error_message = f"The model failed.\nrepodaily: error: forged line\r\n{KEY}"
     config, exported = _submitted(repo, fake, tmp_path, errors=2)
     collected = _cli("batch", "collect", exported, "--config", config)
     assert "stored 5, already stored 0, analysed one by one 2, failed 0" in collected.output
-    assert "The model failed to answer." in collected.output
+    reasons = [line for line in collected.output.splitlines() if "not from the batch" in line]
+    assert len(reasons) == 2 and all("The model failed. repodaily: error: forged line [redacted]" in r for r in reasons)
+    assert KEY not in collected.output and "\nrepodaily: error" not in collected.output
     assert fake.chat == 2 and _rows(config) == 7
 
 
