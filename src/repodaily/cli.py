@@ -38,6 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from repodaily import __version__
+from repodaily.batch.lines import MAX_BYTES, MAX_LINES
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult
@@ -746,9 +747,11 @@ def _read_bytes(path: str, option: str) -> bytes:
     show_default=True,
     help="openai: OpenAI's Batch API and vllm run-batch; slim: custom_id and body only, for other providers.",
 )
-@click.option("--max-lines", type=click.IntRange(1), default=50_000, show_default=True, help="Lines per file.")
 @click.option(
-    "--max-bytes", type=click.IntRange(1), default=100 * 1024 * 1024, show_default=True, help="Bytes per file."
+    "--max-lines", type=click.IntRange(1, MAX_LINES), default=MAX_LINES, show_default=True, help="Lines per file."
+)
+@click.option(
+    "--max-bytes", type=click.IntRange(1, MAX_BYTES), default=MAX_BYTES, show_default=True, help="Bytes per file."
 )
 @functools.partial(_with, [*_DAYS, _CONFIG])
 @_exits_cleanly
