@@ -161,7 +161,11 @@ class _Repodaily(click.Group):
 
 
 class _BarProgress:
-    """A rich progress bar on stderr, shown only when stderr is a terminal."""
+    """Rich progress bars on stderr, one per piece of work under way, shown only when stderr is a terminal.
+
+    A bar goes when its work is done; a run's repositories each keep theirs
+    while they work side by side.
+    """
 
     def __init__(self) -> None:
         self._progress = Progress(
@@ -173,7 +177,7 @@ class _BarProgress:
             transient=True,
             disable=not _stderr.is_terminal,
         )
-        self._task: Any = None
+        self._tasks: dict[str, Any] = {}
 
     def __enter__(self) -> _BarProgress:
         self._progress.start()
@@ -183,13 +187,20 @@ class _BarProgress:
         self._progress.stop()
 
     def begin(self, label: str, total: int) -> None:
-        if self._task is not None:
-            self._progress.remove_task(self._task)
-        self._task = self._progress.add_task(label, total=total)
+        self._end(label)
+        if total:
+            self._tasks[label] = self._progress.add_task(label, total=total)
 
-    def advance(self) -> None:
-        if self._task is not None:
-            self._progress.advance(self._task)
+    def advance(self, label: str) -> None:
+        task = self._tasks.get(label)
+        if task is not None:
+            self._progress.advance(task)
+            if self._progress.tasks[self._progress.task_ids.index(task)].finished:
+                self._end(label)  # a hundred repositories must not leave a hundred full bars
+
+    def _end(self, label: str) -> None:
+        if label in self._tasks:
+            self._progress.remove_task(self._tasks.pop(label))
 
 
 # --------------------------------------------------------------------------- shared options

@@ -156,6 +156,14 @@ class AnalyzerConfig(_Section):
     concurrency: int = Field(default=32, ge=1, le=256, description="Commits analysed at once.")
 
 
+class RunConfig(_Section):
+    # Git is slow on I/O (a mirror's fetch) and light on CPU, and analyses share [analyzer] concurrency,
+    # so a few repositories at once keep both busy without one repository's history filling memory.
+    repositories: int = Field(
+        default=4, ge=1, le=64, description="Repositories `run` works on at once, each reading git in its own thread."
+    )
+
+
 class Config(_Section):
     """The whole configuration; a top-level table beyond these keys is a plugin's: an analyzer's, a context source's."""
 
@@ -166,6 +174,7 @@ class Config(_Section):
     cache_dir: _PathText = ""
     templates_dir: _PathText = ""
     analyzer: AnalyzerConfig = Field(default_factory=AnalyzerConfig)
+    run: RunConfig = Field(default_factory=RunConfig)
     output: OutputConfig = Field(default_factory=OutputConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
     publish: list[PublishConfig] = Field(

@@ -74,18 +74,21 @@ log = logging.getLogger(__name__)
 
 
 class ProgressSink(Protocol):
-    """Where long work reports how far it got (the CLI draws a progress bar)."""
+    """Where long work reports how far it got (the CLI draws a bar per piece of work under way).
+
+    Several pieces may be under way at once (repositories of a run), each known by its label.
+    """
 
     def begin(self, label: str, total: int) -> None: ...
 
-    def advance(self) -> None: ...
+    def advance(self, label: str) -> None: ...
 
 
 class _NoProgress:
     def begin(self, label: str, total: int) -> None:
         pass
 
-    def advance(self) -> None:
+    def advance(self, label: str) -> None:
         pass
 
 
@@ -158,6 +161,7 @@ class _Delivering:
     dry_run: bool
     force: bool
     on_result: Callable[[TargetResult, ReportRecord], None] | None
+    one_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
@@ -240,6 +244,8 @@ class Pipeline:
         # Every registered context source, made on first use and closed with the analyzers.
         self._context_sources: list[ContextSource] | None = None
         self.progress: ProgressSink = progress or _NoProgress()
+        # The bound on commits in analysis, shared by every repository of a run; one per event loop.
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
     # -- analyzers, per repository
 
@@ -407,6 +413,7 @@ class Pipeline:
         repository: RepositoryContext | None,
         pull_request: PullRequest | None,
         semaphore: asyncio.Semaphore,
+        label: str,
     ) -> Analysis:
         analyzer, fallback_analyzer = analyzers
         item = self._input(repo, commit, analyzer, repository, pull_request)
@@ -430,8 +437,15 @@ class Pipeline:
                 analysis = _failed_analysis(commit, analyzer.fingerprint_for(repository), reason, fallback, spent)
         if analysis.status == AnalysisStatus.ok:
             self.store.put_analysis(repo, commit.sha, analysis)
-        self.progress.advance()
+        self.progress.advance(label)
         return analysis
+
+    def _commit_slots(self) -> asyncio.Semaphore:
+        """The one bound on commits in analysis at once, whichever repositories they belong to."""
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.config.analyzer.concurrency))
+        return self._slots[1]
 
     async def analyze(
         self,
@@ -453,10 +467,11 @@ class Pipeline:
         analyzers = self.analyzers_for(repo, conventions)
         cached = self._cached(repo, commits, analyzers[0], repository, pulls)
         todo = [c for c in commits if c.sha not in cached]
-        self.progress.begin(f"analysing {repo}", len(todo))
-        semaphore = asyncio.Semaphore(self.config.analyzer.concurrency)
+        label = f"analysing {repo}"
+        self.progress.begin(label, len(todo))
+        semaphore = self._commit_slots()
         fresh = await asyncio.gather(
-            *(self._analyze_one(repo, c, analyzers, repository, pulls.get(c.sha), semaphore) for c in todo)
+            *(self._analyze_one(repo, c, analyzers, repository, pulls.get(c.sha), semaphore, label) for c in todo)
         )
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
 
@@ -532,27 +547,34 @@ class Pipeline:
         """One report per day of ``days``, oldest first, each made before the next day is read.
 
         Only one day is held in memory at a time: a ten-year backfill peaks where
-        a single day does.
+        a single day does. Git's work (opening, a mirror's fetch, reading a day,
+        listing a tree or tags) runs in a worker thread, so the event loop goes on
+        with other repositories' analyses and deliveries meanwhile.
         """
-        async for read in self._read_days(repo, days):
-            tags = self.day_tags(read.repo, read.source, read.day)
-            yield await self.digest(
-                read.repo, read.analyzer, read.day, read.commits, read.repository, read.context, tags
-            )
+        async for day in self._read_days(repo, days):
+            tags = await asyncio.to_thread(self.day_tags, day.repo, day.source, day.day)
+            yield await self.digest(day.repo, day.analyzer, day.day, day.commits, day.repository, day.context, tags)
 
     async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
-        """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's."""
-        source, repo, _ = self.open_source(repo)
+        """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.
+
+        Git's work runs in a worker thread (see :meth:`iter_reports`).
+        """
+        source, repo, _ = await asyncio.to_thread(self.open_source, repo)
         assert repo.name is not None
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
         days_stream = self.collect(source, days)
         try:
-            for day, commits in days_stream:
-                repository = self.repository_context(repo, source, commits)
+            while (read := await asyncio.to_thread(next, days_stream, None)) is not None:
+                day, commits = read
+                repository = await asyncio.to_thread(self.repository_context, repo, source, commits)
                 context = await self.day_context(repo, day, commits)
                 yield _DayRead(repo, source, analyzer, day, commits, repository, context)
         finally:
-            days_stream.close()
+            try:
+                days_stream.close()
+            except ValueError:  # a cancelled run left a worker thread reading it; the stream ends with that read
+                pass
 
     async def reports_for(self, repo: RepoConfig, days: Sequence[date]) -> list[DailyReport]:
         """Every report of :meth:`iter_reports` in a list, for callers that want them all at once."""
@@ -726,6 +748,34 @@ class Pipeline:
             if on_result is not None:
                 on_result(result, record)
 
+    async def _repository(
+        self,
+        run_id: int,
+        repo: RepoConfig,
+        days: Sequence[date],
+        renderers: Sequence[Renderer],
+        targets: Sequence[Target],
+        delivering: _Delivering,
+    ) -> RepoOutcome:
+        """Every day of one repository, each delivered as soon as it is made; its failure is kept, not raised."""
+        outcome = RepoOutcome(repo=repo.label)
+        try:
+            async for report in self.iter_reports(repo, days):
+                artefacts = self.render(report, renderers)
+                # One report is delivered at a time: a target such as a GitHub branch takes one write at a time.
+                async with delivering.one_at_a_time:
+                    results = await deliver(
+                        report, artefacts, targets, self.store, dry_run=delivering.dry_run, force=delivering.force
+                    )
+                    self._record(run_id, outcome, report, results, delivering.on_result)
+        except BrokenPipeError:
+            raise  # stdout is gone (``| head``): the CLI ends quietly
+        except Exception as exc:  # whatever one repository raises, the others are still written
+            if not isinstance(exc, RepodailyError):
+                log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
+            outcome.error = exc
+        return outcome
+
     async def _run(
         self,
         repos: Sequence[RepoConfig],
@@ -734,28 +784,22 @@ class Pipeline:
         targets: Sequence[Target],
         delivering: _Delivering,
     ) -> RunSummary:
+        """The repositories, ``[run] repositories`` at once; the summary lists them in the order given."""
         summary = RunSummary()
         run_id = self.store.start_run("run")
-        for repo in repos:
-            outcome = RepoOutcome(repo=repo.label)
-            try:
-                async for report in self.iter_reports(repo, days):
-                    results = await deliver(
-                        report,
-                        self.render(report, renderers),
-                        targets,
-                        self.store,
-                        dry_run=delivering.dry_run,
-                        force=delivering.force,
-                    )
-                    self._record(run_id, outcome, report, results, delivering.on_result)
-            except BrokenPipeError:
-                raise  # stdout is gone (``| head``): the CLI ends quietly
-            except Exception as exc:  # whatever one repository raises, the others are still written
-                if not isinstance(exc, RepodailyError):
-                    log.debug("unexpected error in %s", outcome.repo, exc_info=exc)
-                outcome.error = exc
-            summary.outcomes.append(outcome)
+        room = asyncio.Semaphore(self.config.run.repositories)
+
+        async def one(repo: RepoConfig) -> RepoOutcome:
+            async with room:
+                return await self._repository(run_id, repo, days, renderers, targets, delivering)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(repo)) for repo in repos]
+        except BaseExceptionGroup as stopped:
+            # Only what stops a whole run gets here (stdout gone, an interrupt): the first one says why.
+            raise stopped.exceptions[0] from None
+        summary.outcomes.extend(task.result() for task in tasks)
         self.store.finish_run(
             run_id,
             {

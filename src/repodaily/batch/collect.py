@@ -55,6 +55,7 @@ class Collected:
 
 
 _REASONS_KEPT = 5
+_ONE_BY_ONE = "analysing the rest one by one"
 
 
 class _Collecting:
@@ -201,9 +202,9 @@ async def _synchronously(pipeline: Pipeline, todo: Sequence[tuple[Request, Analy
 
     async def one(request: Request, analyzer: Analyzer) -> None:
         await _one(request, analyzer)
-        pipeline.progress.advance()
+        pipeline.progress.advance(_ONE_BY_ONE)
 
-    pipeline.progress.begin("analysing the rest one by one", len(todo))
+    pipeline.progress.begin(_ONE_BY_ONE, len(todo))
     await asyncio.gather(*(one(request, analyzer) for request, analyzer in todo))
 
 

@@ -100,11 +100,12 @@ async def export(
     """Write the export of ``repos`` over ``days`` into ``directory`` (new, or without an export); its manifest."""
     out = ExportWriter(directory, line_format=line_format, max_lines=max_lines, max_bytes=max_bytes)
     for repo in repos:
-        pipeline.progress.begin(f"exporting {repo.label}", len(set(days)))
+        label = f"exporting {repo.label}"
+        pipeline.progress.begin(label, len(set(days)))
         async for _, items in pipeline.pending_inputs(repo, days):
             for item in items:
                 _add(out, pipeline.analyzers_for(item.repo, repo.conventions)[0], item, repo.conventions)
-            pipeline.progress.advance()
+            pipeline.progress.advance(label)
     return out.finish(language=pipeline.config.language, analyzer=pipeline.config.analyzer_name)
 
 
