@@ -383,3 +383,14 @@ def test_a_commit_in_parts_takes_two_rounds_and_ends_as_the_synchronous_path_jud
     assert fake.chat == asked  # every request went through the batches
     assert _big_report(big_repo, config, tmp_path / "batched") == synchronous
     assert fake.chat == asked
+
+
+def test_status_and_collect_before_submit_say_so_and_store_nothing(repo, fake, tmp_path):
+    config, exported = _exported(repo, fake, tmp_path)
+    status = _cli("batch", "status", exported, "--config", config)
+    assert status.exit_code == 0 and "batch-0001.jsonl\t-\tnot submitted\t0/7, failed 0" in status.output
+    collected = _cli("batch", "collect", exported, "--config", config)
+    assert collected.exit_code == 0
+    assert "stored 0, already stored 0, analysed one by one 0, failed 0" in collected.output
+    assert "not finished: batch-0001.jsonl (not submitted); collect again once they are" in collected.output
+    assert _rows(config) == 0 and fake.chat == 0

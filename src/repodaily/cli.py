@@ -907,7 +907,7 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
         f"failed {done.failed}"
     )
     if done.pending:
-        _echo(f"still running: {', '.join(done.pending)}; collect again later", err=True)
+        _echo(f"not finished: {', '.join(done.pending)}; collect again once they are", err=True)
     if done.follow_up is not None:
         _echo(
             f"{done.judged_next} commit(s) in parts were summarised: their verdict requests are in {done.follow_up};"
