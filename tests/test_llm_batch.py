@@ -6,13 +6,14 @@ same input and the same reply, through the fakes of :mod:`llm_fakes`.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 from llm_fakes import VERDICT, Server, analyse, analyzer, commit, completion, endpoint, error, run, source_file
 
-from repodaily.analyzers import BatchAnalyzer
+from repodaily.analyzers import BatchAnalyzer, MapReduceBatchAnalyzer
 from repodaily.analyzers.heuristic import HeuristicAnalyzer
 from repodaily.analyzers.llm import OutputMode
 from repodaily.errors import AnalysisError, InvalidOutput, ProviderError, Truncated
@@ -118,3 +119,33 @@ def test_a_reply_that_is_not_a_valid_verdict_is_an_analysis_error(reply: dict[st
     assert isinstance(caught.value, AnalysisError)
     assert caught.value.usage is not None and caught.value.usage.calls == 1
     assert server.requests == []  # no repair round: the caller sends the commit the usual way
+
+
+SUMMARY: dict[str, Any] = {"changes": ["Splits the parser."], "concerns": []}
+
+
+def test_the_two_rounds_of_a_commit_in_parts_are_the_bodies_the_calls_post_and_give_the_same_analysis():
+    item = commit(source_file("src/a.py"), source_file("src/b.py"), parts=[[0], [1]])
+    usage = {"prompt_tokens": 50, "completion_tokens": 10}
+    server = Server(completion(SUMMARY, **usage), completion(SUMMARY, **usage), completion(VERDICT, **usage))
+    llm = analyzer(server)
+    called = run(analyse(llm, item))[0]
+    assert isinstance(llm, MapReduceBatchAnalyzer)
+
+    parts = llm.batch_part_requests(item)
+    assert sorted(_sent_as_json(body) for body in parts) == sorted(r.content for r in server.requests[:2])
+    notes = [llm.parse_part_reply(item, n, completion(SUMMARY, **usage).json()) for n in (1, 2)]
+    assert [note["paths"] for note in notes] == [["src/a.py"], ["src/b.py"]]
+    final = llm.batch_final_request(item, json.loads(json.dumps(notes)))  # as read back from a file
+    assert _sent_as_json(final) == server.requests[2].content
+    batched = llm.parse_final_reply(item, notes, completion(VERDICT, **usage).json())
+    assert _without_seconds(batched) == _without_seconds(called)
+    assert batched.usage == Usage(calls=3, prompt_tokens=150, completion_tokens=30)
+    assert llm.batch_part_requests(commit()) == []
+
+
+def test_a_part_reply_that_is_not_a_summary_is_an_analysis_error():
+    item = commit(source_file("src/a.py"), source_file("src/b.py"), parts=[[0], [1]])
+    with pytest.raises(InvalidOutput) as caught:
+        analyzer(Server()).parse_part_reply(item, 1, completion(VERDICT).json())
+    assert caught.value.usage is not None and caught.value.usage.calls == 1

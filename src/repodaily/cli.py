@@ -17,6 +17,7 @@ Every error is one line on stderr, click's own usage errors included.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -25,7 +26,7 @@ import shutil
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, ParamSpec, TypeVar
 
@@ -37,6 +38,7 @@ from rich.table import Table
 from rich.text import Text
 
 from repodaily import __version__
+from repodaily.batch.lines import MAX_BYTES, MAX_LINES
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult
@@ -204,33 +206,54 @@ class _BarProgress:
 # --------------------------------------------------------------------------- shared options
 
 
-def _report_options(command: F) -> F:
-    """The options ``report`` and ``run`` share."""
-    options = [
-        click.option("--date", "day", metavar="YYYY-MM-DD", help="Report day (default: yesterday in the timezone)."),
-        click.option("--since", metavar="YYYY-MM-DD", help="First day of a range (inclusive)."),
-        click.option("--until", metavar="YYYY-MM-DD", help="Last day of a range (inclusive; default yesterday)."),
-        click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language (default from config: zh)."),
-        click.option("--analyzer", metavar="NAME", help="Analyzer to use (default from config: heuristic)."),
-        click.option("--timezone", "tz", metavar="IANA", help="Timezone that cuts the day (default Asia/Shanghai)."),
-        click.option(
-            "--format",
-            "formats",
-            metavar="NAME",
-            multiple=True,
-            help="Output format, a renderer: md or json, or a plugin's; repeat for several with --output "
-            "(default from config: md; stdout takes one).",
-        ),
-        click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
-        click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
-        click.option("--force", is_flag=True, help="Deliver again what the targets already have (the ledger says so)."),
-        click.option(
-            "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
-        ),
-    ]
+_DAYS = [
+    click.option("--date", "day", metavar="YYYY-MM-DD", help="Report day (default: yesterday in the timezone)."),
+    click.option("--since", metavar="YYYY-MM-DD", help="First day of a range (inclusive)."),
+    click.option("--until", metavar="YYYY-MM-DD", help="Last day of a range (inclusive; default yesterday)."),
+    click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language (default from config: zh)."),
+    click.option("--analyzer", metavar="NAME", help="Analyzer to use (default from config: heuristic)."),
+    click.option("--timezone", "tz", metavar="IANA", help="Timezone that cuts the day (default Asia/Shanghai)."),
+]
+_CONFIG = click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+_OUTPUT = [
+    click.option(
+        "--format",
+        "formats",
+        metavar="NAME",
+        multiple=True,
+        help="Output format, a renderer: md or json, or a plugin's; repeat for several with --output "
+        "(default from config: md; stdout takes one).",
+    ),
+    click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
+    click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
+    click.option("--force", is_flag=True, help="Deliver again what the targets already have (the ledger says so)."),
+]
+
+
+def _with(options: Sequence[Callable[[F], F]], command: F) -> F:
+    """``command`` with ``options``, shown in --help in the order given."""
     for option in reversed(options):
         command = option(command)
     return command
+
+
+def _report_options(command: F) -> F:
+    """The options ``report`` and ``run`` share."""
+    return _with([*_DAYS, *_OUTPUT, _CONFIG], command)
+
+
+def _repo_options(command: F) -> F:
+    """How a command names one repository by its location, as ``report`` does."""
+    options = [
+        click.option(
+            "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
+        ),
+        click.option("--branch", metavar="BRANCH", help="Branch to read (default: the default branch)."),
+        click.option("--source", default="git", show_default=True, metavar="NAME", help="Source plugin that reads it."),
+    ]
+    return _with(options, command)
 
 
 def _load(config_path: str | None, **flags: Any) -> Config:
@@ -354,11 +377,7 @@ def _located(location: str, source: str, **fields: Any) -> RepoConfig:
 
 @main.command()
 @click.argument("location", metavar="PATH_OR_URL")
-@click.option(
-    "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
-)
-@click.option("--branch", metavar="BRANCH", help="Branch to read (default: the default branch).")
-@click.option("--source", default="git", show_default=True, metavar="NAME", help="Source plugin that reads it.")
+@_repo_options
 @_report_options
 @_exits_cleanly
 def report(
@@ -413,14 +432,7 @@ def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_r
     """
     config = _load(config_path, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
-    repos = config.repos
-    if only:
-        unknown = sorted(set(only) - {r.name for r in repos})
-        if unknown:
-            raise ConfigError(f"--repo {', '.join(unknown)} is not in the config's [[repos]]")
-        repos = [r for r in repos if r.name in only]
-    if not repos:
-        raise ConfigError("no repositories configured: add [[repos]] entries to repodaily.toml")
+    repos = _configured_repos(config, only)
     if shard is not None:
         part = Shard.parse(shard)
         held = [r for r in repos if part.holds(r.label)]  # its name, else its URL or path: as configured
@@ -431,6 +443,19 @@ def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_r
     # Without a terminal (cron, GitHub Actions) the log is all a reader has: a line per delivery and a total.
     unattended = not _stderr.is_terminal
     sys.exit(_generate(config, repos, days, dry_run=dry_run, force=flags["force"], log_lines=unattended))
+
+
+def _configured_repos(config: Config, only: Sequence[str]) -> list[RepoConfig]:
+    """The config's [[repos]], only those named by ``--repo`` when any is."""
+    repos = config.repos
+    if only:
+        unknown = sorted(set(only) - {r.name for r in repos})
+        if unknown:
+            raise ConfigError(f"--repo {', '.join(unknown)} is not in the config's [[repos]]")
+        repos = [r for r in repos if r.name in only]
+    if not repos:
+        raise ConfigError("no repositories configured: add [[repos]] entries to repodaily.toml")
+    return repos
 
 
 def _generate(
@@ -666,3 +691,226 @@ def demo(directory: str, lang: str) -> None:
     click.echo(f"{DEMO_REPO_NAME} on {DEMO_DAY}: {stats.total} commits ({counts})")
     click.echo(f"Report: {report_file}")
     sys.exit(_exit_code(summary))
+
+
+# --------------------------------------------------------------------------- batch APIs
+
+
+@main.group()
+def batch() -> None:
+    """Analyse a backfill through a batch API: OpenAI's, another provider's, or `vllm run-batch` offline.
+
+    \b
+    1. export   the commits a report of the days would analyse, not yet cached, as JSONL files
+    2. submit   upload each file and create its batch (each file once, whatever is rerun)
+    3. status   how far each batch got
+    4. collect  download the replies, validate them, store them in the analysis cache
+
+    A `report` or `run` over the days then makes no analysis call. The endpoint
+    and key are the first [[llm.endpoints]] entry's; the key is read from its
+    api_key_env and never written anywhere.
+    """
+
+
+@contextlib.contextmanager
+def _batch_store(
+    directory: str, config_path: str | None, progress: _BarProgress | None = None
+) -> Iterator[tuple[Path, Any, Pipeline]]:
+    """The export in ``directory`` and a pipeline over the config read as it was for it (language, analyzer)."""
+    from repodaily.batch.manifest import read_manifest
+
+    root = Path(directory)
+    manifest = read_manifest(root)
+    config = _load(config_path, lang=manifest.language, analyzer=manifest.analyzer)
+    redact = _guard(config)
+    with Store(config.cache_path, redact=redact) as store:
+        yield root, manifest, Pipeline(config, store, progress=progress, redact=redact)
+
+
+def _batch_api(pipeline: Pipeline, manifest: Any) -> tuple[Any, str]:
+    """The Files and Batches client of the export's endpoint, and the endpoint's base URL (its key in the store)."""
+    from repodaily.batch.api import BatchAPI
+    from repodaily.batch.export import batch_form
+
+    if not manifest.conventions:
+        raise ConfigError("the export holds no request: nothing to send or collect")
+    repo, conventions = next(iter(manifest.conventions.items()))
+    endpoint = batch_form(pipeline.analyzers_for(repo, conventions)[0]).batch_endpoint
+    return BatchAPI(endpoint, os.environ), endpoint.base_url
+
+
+def _read_bytes(path: str, option: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{option} {path}: cannot read: {exc.strerror or exc}") from None
+
+
+@batch.command("export")
+@click.argument("location", metavar="[PATH_OR_URL]", required=False)
+@click.option("--out", "directory", required=True, type=click.Path(file_okay=False), help="New directory to write.")
+@_repo_options
+@click.option("--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository.")
+@click.option(
+    "--line-format",
+    type=click.Choice(["openai", "slim"]),
+    default="openai",
+    show_default=True,
+    help="openai: OpenAI's Batch API and vllm run-batch; slim: custom_id and body only, for other providers.",
+)
+@click.option(
+    "--max-lines", type=click.IntRange(1, MAX_LINES), default=MAX_LINES, show_default=True, help="Lines per file."
+)
+@click.option(
+    "--max-bytes", type=click.IntRange(1, MAX_BYTES), default=MAX_BYTES, show_default=True, help="Bytes per file."
+)
+@functools.partial(_with, [*_DAYS, _CONFIG])
+@_exits_cleanly
+def batch_export(
+    location: str | None,
+    directory: str,
+    name: str | None,
+    branch: str | None,
+    source: str,
+    only: tuple[str, ...],
+    line_format: str,
+    max_lines: int,
+    max_bytes: int,
+    config_path: str | None,
+    **flags: Any,
+) -> None:
+    """Write the requests of the commits a report of the days would analyse, not yet cached.
+
+    The same selection as `report` (a PATH_OR_URL) or `run` (the configured
+    repositories, --repo to pick). Writes JSONL files of at most --max-lines
+    lines and --max-bytes bytes, requests.jsonl (each request's input) and
+    manifest.json into --out. A commit too big for one request (a map-reduce)
+    gets a line per part; `collect` then writes the second round.
+
+    \b
+    Example:
+      repodaily batch export ~/src/vllm --name vllm-project/vllm --since 2026-01-01 --until 2026-01-31 --out jan
+    """
+    from repodaily.batch.export import export
+    from repodaily.batch.lines import LineFormat
+
+    config = _load(config_path, **flags)
+    days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
+    if location is not None:
+        repos = [_located(location, source, name=name, **({"branch": branch} if branch else {}))]
+    else:
+        repos = _configured_repos(config, only)
+    redact = _guard(config, *repos)
+    with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
+        pipeline = Pipeline(config, store, progress=progress, redact=redact)
+
+        async def write() -> Any:
+            try:
+                return await export(
+                    pipeline,
+                    repos,
+                    days,
+                    Path(directory),
+                    line_format=LineFormat(line_format),
+                    max_lines=max_lines,
+                    max_bytes=max_bytes,
+                )
+            finally:
+                await pipeline.aclose()
+
+        manifest = asyncio.run(write())
+    _echo(
+        f"{manifest.requests} requests in {len(manifest.chunks)} file(s) under {directory}"
+        + (f"; {manifest.unbatched} commit(s) left for collect to analyse one by one" if manifest.unbatched else "")
+    )
+
+
+@batch.command("submit")
+@click.argument("directory", metavar="DIR")
+@_CONFIG
+@_exits_cleanly
+def batch_submit(directory: str, config_path: str | None) -> None:
+    """Upload each file of the export in DIR and create its batch (24 h window).
+
+    Each file is sent once: the store keeps its hash with its file and batch ids,
+    so a rerun, or one after a crash, sends nothing already sent.
+    """
+    from repodaily.batch.submit import submit
+
+    with _batch_store(directory, config_path) as (root, manifest, pipeline):
+        api, endpoint = _batch_api(pipeline, manifest)
+        with api:
+            for sent in submit(api, pipeline.store, endpoint, root, manifest):
+                _echo(f"{sent.chunk.file} → {sent.batch_id}" + ("" if sent.new else " (already submitted)"))
+
+
+@batch.command("status")
+@click.argument("directory", metavar="DIR")
+@_CONFIG
+@_exits_cleanly
+def batch_status(directory: str, config_path: str | None) -> None:
+    """Show each batch of the export in DIR: its state and how many requests it answered."""
+    from repodaily.batch.submit import status
+
+    with _batch_store(directory, config_path) as (_, manifest, pipeline):
+        api, endpoint = _batch_api(pipeline, manifest)
+        with api:
+            for chunk in status(api, pipeline.store, endpoint, manifest):
+                batch_id = chunk.batch.get("id") if chunk.batch else "-"
+                _echo(f"{chunk.chunk.file}\t{batch_id}\t{chunk.state}\t{chunk.counts()}")
+
+
+@batch.command("collect")
+@click.argument("directory", metavar="DIR")
+@click.option(
+    "--from-file",
+    "from_files",
+    multiple=True,
+    type=click.Path(dir_okay=False, exists=True),
+    help="Read replies from this output file (vllm run-batch's) instead of the Files API; repeatable.",
+)
+@_CONFIG
+@_exits_cleanly
+def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str | None) -> None:
+    """Store the replies of the export in DIR in the analysis cache.
+
+    Replies are validated as the synchronous path validates its answers; a
+    failed, invalid or missing one (an expired batch) is analysed the usual way.
+    Rerun it freely: what is stored is skipped. A commit too big for one
+    request takes two rounds: once its parts' summaries are in, collect writes
+    the requests judging it into DIR/verdicts-…, to submit and collect next.
+    Exit code 1 when some commits could not be analysed at all (the report
+    will fall back for them).
+    """
+    from repodaily.batch.collect import collect, replies_from_api, replies_from_files
+    from repodaily.batch.manifest import read_requests
+
+    with _BarProgress() as progress, _batch_store(directory, config_path, progress) as (root, manifest, pipeline):
+        if from_files:
+            replies = replies_from_files((_read_bytes(f, "--from-file") for f in from_files), read_requests(root))
+        else:
+            api, endpoint = _batch_api(pipeline, manifest)
+            with api:
+                replies = replies_from_api(api, pipeline.store, endpoint, manifest)
+
+        async def store_replies() -> Any:
+            try:
+                return await collect(pipeline, root, manifest, replies)
+            finally:
+                await pipeline.aclose()
+
+        done = asyncio.run(store_replies())
+    for reason in done.reasons:
+        _echo(f"repodaily: not from the batch: {reason}", err=True)
+    _echo(
+        f"stored {done.stored}, already stored {done.cached}, analysed one by one {done.synchronous}, "
+        f"failed {done.failed}"
+    )
+    if done.pending:
+        _echo(f"not finished: {', '.join(done.pending)}; collect again once they are", err=True)
+    if done.follow_up is not None:
+        _echo(
+            f"{done.judged_next} commit(s) in parts were summarised: their verdict requests are in {done.follow_up};"
+            " submit and collect that directory next"
+        )
+    sys.exit(EXIT_DEGRADED if done.failed else EXIT_OK)

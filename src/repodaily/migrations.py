@@ -115,6 +115,23 @@ def m005_context(db: sqlite3.Connection) -> None:
     )
 
 
+@_migration
+def m006_batches(db: sqlite3.Connection) -> None:
+    """Each batch chunk sent to a provider, by the hash of its bytes: a rerun of ``submit`` sends none twice."""
+    db.execute(
+        """
+        CREATE TABLE batches (
+            endpoint TEXT NOT NULL,
+            input_hash TEXT NOT NULL,
+            file_id TEXT NOT NULL,
+            batch_id TEXT,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (endpoint, input_hash)
+        )
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")

@@ -142,6 +142,19 @@ class RunSummary:
 
 
 @dataclass(frozen=True)
+class _DayRead:
+    """One day of a repository, read: its commits and contexts, with the source and analyzer that serve it."""
+
+    repo: RepoConfig
+    source: Source
+    analyzer: Analyzer
+    day: date
+    commits: list[Commit]
+    repository: RepositoryContext | None
+    context: DayContext | None
+
+
+@dataclass(frozen=True)
 class _Delivering:
     """How this run delivers: for real or not, past the ledger or not, and who hears of each result."""
 
@@ -452,10 +465,7 @@ class Pipeline:
         """
         pulls = pulls or {}
         analyzers = self.analyzers_for(repo, conventions)
-        keys = {c.sha: analyzers[0].analysis_key(repository, pulls.get(c.sha)) for c in commits}
-        cached: dict[str, Analysis] = {}
-        for key in dict.fromkeys(keys.values()):
-            cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
+        cached = self._cached(repo, commits, analyzers[0], repository, pulls)
         todo = [c for c in commits if c.sha not in cached]
         label = f"analysing {repo}"
         self.progress.begin(label, len(todo))
@@ -464,6 +474,37 @@ class Pipeline:
             *(self._analyze_one(repo, c, analyzers, repository, pulls.get(c.sha), semaphore, label) for c in todo)
         )
         return {**cached, **{c.sha: a for c, a in zip(todo, fresh, strict=True)}}, set(cached)
+
+    def _cached(
+        self,
+        repo: str,
+        commits: Sequence[Commit],
+        analyzer: Analyzer,
+        repository: RepositoryContext | None,
+        pulls: Mapping[str, PullRequest],
+    ) -> dict[str, Analysis]:
+        """The stored analyses of ``commits``, each read under ``analyzer``'s key for its input."""
+        keys = {c.sha: analyzer.analysis_key(repository, pulls.get(c.sha)) for c in commits}
+        cached: dict[str, Analysis] = {}
+        for key in dict.fromkeys(keys.values()):
+            cached.update(self.store.get_analyses(repo, (sha for sha, k in keys.items() if k == key), key))
+        return cached
+
+    async def pending_inputs(
+        self, repo: RepoConfig, days: Sequence[date]
+    ) -> AsyncIterator[tuple[date, list[AnalysisInput]]]:
+        """Each of ``days`` with the inputs of its commits whose analysis is not stored, as a report would build them.
+
+        The same days, context and cache keys as :meth:`iter_reports`, with no
+        analyzer call: what a batch carries instead (:mod:`repodaily.batch`).
+        """
+        async for read in self._read_days(repo, days):
+            assert read.repo.name is not None
+            name, analyzer, repository = read.repo.name, read.analyzer, read.repository
+            pulls = read.context.pulls if read.context is not None else {}
+            cached = self._cached(name, read.commits, analyzer, repository, pulls)
+            todo = [commit for commit in read.commits if commit.sha not in cached]
+            yield read.day, [self._input(name, c, analyzer, repository, pulls.get(c.sha)) for c in todo]
 
     # -- collect
 
@@ -510,6 +551,15 @@ class Pipeline:
         listing a tree or tags) runs in a worker thread, so the event loop goes on
         with other repositories' analyses and deliveries meanwhile.
         """
+        async for day in self._read_days(repo, days):
+            tags = await asyncio.to_thread(self.day_tags, day.repo, day.source, day.day)
+            yield await self.digest(day.repo, day.analyzer, day.day, day.commits, day.repository, day.context, tags)
+
+    async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
+        """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.
+
+        Git's work runs in a worker thread (see :meth:`iter_reports`).
+        """
         source, repo, _ = await asyncio.to_thread(self.open_source, repo)
         assert repo.name is not None
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
@@ -519,8 +569,7 @@ class Pipeline:
                 day, commits = read
                 repository = await asyncio.to_thread(self.repository_context, repo, source, commits)
                 context = await self.day_context(repo, day, commits)
-                tags = await asyncio.to_thread(self.day_tags, repo, source, day)
-                yield await self.digest(repo, analyzer, day, commits, repository, context, tags)
+                yield _DayRead(repo, source, analyzer, day, commits, repository, context)
         finally:
             try:
                 days_stream.close()

@@ -19,6 +19,7 @@ import logging
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,15 @@ def _first_line(error: Exception) -> str:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class BatchSubmission:
+    """A chunk as the store knows it was sent: the provider's file, and its batch once created."""
+
+    input_hash: str
+    file_id: str
+    batch_id: str | None
 
 
 class Store:
@@ -173,6 +183,30 @@ class Store:
         self._write(
             "INSERT OR REPLACE INTO highlights (repo, day, key, highlights, created_at) VALUES (?, ?, ?, ?, ?)",
             (repo, day.isoformat(), key, json.dumps([h.model_dump() for h in highlights], ensure_ascii=False), _now()),
+        )
+
+    # -- batches sent to a provider
+
+    def batch_submission(self, endpoint: str, input_hash: str) -> BatchSubmission | None:
+        """What was sent of the chunk whose bytes hash to ``input_hash``: its uploaded file and batch, if any."""
+        with _store_errors(self.path):
+            row = self._db.execute(
+                "SELECT file_id, batch_id FROM batches WHERE endpoint = ? AND input_hash = ?", (endpoint, input_hash)
+            ).fetchone()
+        return None if row is None else BatchSubmission(input_hash, row[0], row[1])
+
+    def record_batch_file(self, endpoint: str, input_hash: str, file_id: str) -> None:
+        """Note a chunk's uploaded file before its batch is created: a crash between the two re-uploads nothing."""
+        self._write(
+            "INSERT OR REPLACE INTO batches (endpoint, input_hash, file_id, batch_id, created_at)"
+            " VALUES (?, ?, ?, NULL, ?)",
+            (endpoint, input_hash, file_id, _now()),
+        )
+
+    def record_batch(self, endpoint: str, input_hash: str, batch_id: str) -> None:
+        """Note the batch created for a chunk, the moment the provider answered."""
+        self._write(
+            "UPDATE batches SET batch_id = ? WHERE endpoint = ? AND input_hash = ?", (batch_id, endpoint, input_hash)
         )
 
     # -- runs

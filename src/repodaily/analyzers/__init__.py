@@ -6,6 +6,6 @@ analysis's fallback) and :mod:`~repodaily.analyzers.llm` (any OpenAI-compatible
 model), each entering through the plugin registry like a third party's would.
 """
 
-from repodaily.analyzers.base import Analyzer, BatchAnalyzer
+from repodaily.analyzers.base import Analyzer, BatchAnalyzer, BatchEndpoint, MapReduceBatchAnalyzer
 
-__all__ = ["Analyzer", "BatchAnalyzer"]
+__all__ = ["Analyzer", "BatchAnalyzer", "BatchEndpoint", "MapReduceBatchAnalyzer"]

@@ -25,20 +25,23 @@ again when what it says changes. An analysis' ``Provenance.analyzer`` is that ke
 Analyzers that ask a remote model may also offer the batch form
 (:class:`BatchAnalyzer`): the request for a commit built, and its reply parsed,
 apart from sending it, so a provider's batch API or an offline ``run-batch`` can
-carry the requests.
+carry the requests; and for a commit too big for one request, its two rounds
+(:class:`MapReduceBatchAnalyzer`).
 """
 
 from __future__ import annotations
 
 import abc
 import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from repodaily.digests import digest
 from repodaily.models import Analysis, AnalysisInput, Highlight, PullRequest, RepositoryContext, Usage
 from repodaily.paths import PathTable
 
-__all__ = ["Analyzer", "BatchAnalyzer", "pull_request_key"]
+__all__ = ["Analyzer", "BatchAnalyzer", "BatchEndpoint", "MapReduceBatchAnalyzer", "pull_request_key"]
 
 
 def pull_request_key(pull_request: PullRequest | None) -> str:
@@ -138,9 +141,28 @@ class Analyzer(abc.ABC):
         """Release connections; a no-op for analyzers that hold none."""
 
 
+@dataclass(frozen=True)
+class BatchEndpoint:
+    """Where a batch analyzer's requests go: an OpenAI-compatible API up to ``/v1``, and who may send to it.
+
+    The key stays in the environment (``api_key_env`` names it), read when a
+    request is sent, so no file or log written for a batch ever holds it.
+    """
+
+    base_url: str
+    api_key_env: str
+    #: Extra request headers, left out of repr: one may carry a credential.
+    headers: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
 @runtime_checkable
 class BatchAnalyzer(Protocol):
     """The batch form: what to send for one commit, and what a reply to it means, with no I/O."""
+
+    @property
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The endpoint the requests are built for (the primary one): where a batch of them is sent."""
+        ...
 
     def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
         """The request body that judges ``item`` in one call; None when it needs more (a map-reduce)."""
@@ -148,4 +170,31 @@ class BatchAnalyzer(Protocol):
 
     def parse_reply(self, item: AnalysisInput, reply: dict[str, Any]) -> Analysis:
         """The analysis a reply body gives; :class:`~repodaily.errors.AnalysisError` when it is not valid."""
+        ...
+
+
+@runtime_checkable
+class MapReduceBatchAnalyzer(BatchAnalyzer, Protocol):
+    """The batch form of a commit no single request judges: its parts summarised in one round, judged in the next.
+
+    The summaries travel between the rounds as JSON (``notes``), so they can be
+    written to a file and read back by another process.
+    """
+
+    def batch_part_requests(self, item: AnalysisInput) -> list[dict[str, Any]]:
+        """The first round's bodies, one per part of ``item``; empty when one request judges it."""
+        ...
+
+    def parse_part_reply(self, item: AnalysisInput, part: int, reply: dict[str, Any]) -> dict[str, Any]:
+        """Part ``part`` (1-based)'s summary in ``reply``, as JSON; an AnalysisError when it is not valid."""
+        ...
+
+    def batch_final_request(self, item: AnalysisInput, notes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The second round's body: ``item`` judged from its parts' summaries."""
+        ...
+
+    def parse_final_reply(
+        self, item: AnalysisInput, notes: Sequence[dict[str, Any]], reply: dict[str, Any]
+    ) -> Analysis:
+        """The analysis the reply to :meth:`batch_final_request` gives; an AnalysisError when it is not valid."""
         ...

@@ -41,9 +41,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
 
 import httpx
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from repodaily.analyzers.base import Analyzer
+from repodaily.analyzers.base import Analyzer, BatchEndpoint
 from repodaily.analyzers.llm.client import ChatClient, ContextTooLong, Message, OutputMode
 from repodaily.analyzers.llm.fit import fitted, without_text
 from repodaily.analyzers.llm.prompts import ChunkNote, HighlightEntry, Prompts, prompt_digest
@@ -61,7 +61,6 @@ from repodaily.errors import AnalysisError, AuthError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
-    ContextFile,
     Highlight,
     Importance,
     Provenance,
@@ -163,6 +162,12 @@ class LLMAnalyzer(Analyzer):
             raise
         return self._analysis(read, verdict, client, usage)
 
+    @property
+    def batch_endpoint(self) -> BatchEndpoint:
+        """The primary endpoint, the one :meth:`batch_request` builds its bodies for."""
+        primary = self.settings.endpoints[0]
+        return BatchEndpoint(primary.base_url, primary.api_key_env, primary.headers)
+
     def batch_request(self, item: AnalysisInput) -> dict[str, Any] | None:
         """The body :meth:`analyze` posts first, to the primary endpoint, for ``item``; None for a map-reduce.
 
@@ -174,9 +179,11 @@ class LLMAnalyzer(Analyzer):
         messages = self._one_call(item)
         if messages is None:
             return None
-        return self.clients[0].request_body(
-            messages, response_format=response_format(OutputMode.json_schema, LLMVerdict)
-        )
+        return self._strict_body(messages, LLMVerdict)
+
+    def _strict_body(self, messages: list[Message], reply: type[BaseModel]) -> dict[str, Any]:
+        """The primary endpoint's body for ``messages``, asking for ``reply`` in the strict ``json_schema`` mode."""
+        return self.clients[0].request_body(messages, response_format=response_format(OutputMode.json_schema, reply))
 
     def parse_reply(self, item: AnalysisInput, reply: dict[str, Any]) -> Analysis:
         """The analysis in ``reply``, a chat-completions response body to :meth:`batch_request`.
@@ -188,14 +195,52 @@ class LLMAnalyzer(Analyzer):
         """
         if len(item.parts) != 1:
             raise ValueError(f"input planned in {len(item.parts)} parts has no batch request to reply to")
+        return self._read_verdict(item, reply, Usage(calls=1))
+
+    def _read_verdict(self, item: AnalysisInput, reply: dict[str, Any], usage: Usage) -> Analysis:
+        """The analysis in a batch ``reply`` judging ``item``, which cost ``usage`` with the reply's tokens."""
         client = self.clients[0]
-        usage = Usage(calls=1)
         try:
             verdict = finish_verdict(read_reply(client.answer(reply, usage), LLMVerdict))
         except AnalysisError as exc:
             exc.usage = usage
             raise
         return self._analysis(item, verdict, client, usage)
+
+    # -- the batch form of a map-reduce: two rounds
+
+    def batch_part_requests(self, item: AnalysisInput) -> list[dict[str, Any]]:
+        """The bodies of the first round of ``item``'s map-reduce, one per part, as :meth:`analyze` posts them."""
+        if len(item.parts) == 1:  # judged in one call (batch_request)
+            return []
+        return [self._strict_body(messages, ChunkSummary) for _, messages in self._part_calls(item)]
+
+    def parse_part_reply(self, item: AnalysisInput, part: int, reply: dict[str, Any]) -> dict[str, Any]:
+        """Part ``part`` (1-based)'s summary in ``reply``, as JSON: its paths, the summary, what the reply cost.
+
+        An AnalysisError when the reply is not a valid summary, as :meth:`parse_reply`.
+        """
+        paths, _ = self._part_calls(item)[part - 1]
+        usage = Usage(calls=1)
+        try:
+            summary = read_reply(self.clients[0].answer(reply, usage), ChunkSummary)
+        except AnalysisError as exc:
+            exc.usage = usage
+            raise
+        return {"paths": paths, "summary": summary.model_dump(mode="json"), "usage": usage.model_dump(mode="json")}
+
+    def batch_final_request(self, item: AnalysisInput, notes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """The second round of ``item``'s map-reduce: the body judging it from its parts' summaries (``notes``)."""
+        return self._strict_body(self._final_call(item, _notes(notes)), LLMVerdict)
+
+    def parse_final_reply(
+        self, item: AnalysisInput, notes: Sequence[dict[str, Any]], reply: dict[str, Any]
+    ) -> Analysis:
+        """The analysis in the reply to :meth:`batch_final_request`, counting what the first round cost."""
+        spent = [Usage.model_validate(note["usage"]) for note in notes]
+        usage = Usage(**{name: sum(getattr(u, name) for u in spent) for name in Usage.model_fields})
+        usage.calls += 1
+        return self._read_verdict(item, reply, usage)
 
     def _analysis(self, item: AnalysisInput, verdict: Verdict, client: ChatClient, usage: Usage) -> Analysis:
         """``verdict`` as ``client``'s model answered it for ``item``, at its depth."""
@@ -262,35 +307,36 @@ class LLMAnalyzer(Analyzer):
             raise ValueError(f"input planned in {len(item.parts)} parts, this analyzer reads {self.context_parts}")
         messages = self._one_call(item)
         if messages is None:
-            parts = [[item.files[index] for index in part] for part in item.parts]
-            notes = await self._summarise_parts(client, item, parts, usage)
-            messages = self.prompts.analyze(item, [without_text(file) for file in item.files], notes)
+            notes = await self._summarise_parts(client, item, usage)
+            messages = self._final_call(item, notes)
         return finish_verdict(await ask(client, messages, LLMVerdict, prompts=self.prompts, usage=usage))
 
     def _one_call(self, item: AnalysisInput) -> list[Message] | None:
         """The messages that judge ``item`` reading all its texts, when it was planned in one part; else None."""
         return self.prompts.analyze(item, item.files) if len(item.parts) == 1 else None
 
-    async def _summarise_parts(
-        self, client: ChatClient, item: AnalysisInput, parts: list[list[ContextFile]], usage: Usage
-    ) -> list[ChunkNote]:
-        asks = [
-            ask(
-                client,
-                self.prompts.chunk(item, part, index, len(parts)),
-                ChunkSummary,
-                prompts=self.prompts,
-                usage=usage,
-            )
+    def _part_calls(self, item: AnalysisInput) -> list[tuple[list[str], list[Message]]]:
+        """A map-reduce's first round: per part of ``item``, its files' paths and the messages that summarise it."""
+        parts = [[item.files[index] for index in part] for part in item.parts]
+        return [
+            ([file.path for file in part], self.prompts.chunk(item, part, index, len(parts)))
             for index, part in enumerate(parts, start=1)
         ]
+
+    def _final_call(self, item: AnalysisInput, notes: Sequence[ChunkNote]) -> list[Message]:
+        """A map-reduce's last call: the commit judged from its file list and its parts' summaries."""
+        return self.prompts.analyze(item, [without_text(file) for file in item.files], notes)
+
+    async def _summarise_parts(self, client: ChatClient, item: AnalysisInput, usage: Usage) -> list[ChunkNote]:
+        calls = self._part_calls(item)
+        asks = [ask(client, messages, ChunkSummary, prompts=self.prompts, usage=usage) for _, messages in calls]
         # Let every part finish before failing, so no request is left running unobserved.
         results = await asyncio.gather(*asks, return_exceptions=True)
         notes = []
-        for part, result in zip(parts, results, strict=True):
+        for (paths, _), result in zip(calls, results, strict=True):
             if isinstance(result, BaseException):
                 raise result
-            notes.append(ChunkNote(paths=[file.path for file in part], summary=result))
+            notes.append(ChunkNote(paths=paths, summary=result))
         return notes
 
     # -- endpoints in order
@@ -324,6 +370,11 @@ def _fingerprint(settings: LLMSettings) -> str:
     }
     digest = hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:10]
     return f"llm/{endpoints[0].model}/p{prompt_digest()}/{settings.language}/{digest}"
+
+
+def _notes(notes: Sequence[dict[str, Any]]) -> list[ChunkNote]:
+    """The summaries :meth:`LLMAnalyzer.parse_part_reply` gave, read back."""
+    return [ChunkNote(paths=list(n["paths"]), summary=ChunkSummary.model_validate(n["summary"])) for n in notes]
 
 
 def _short_names(shas: list[str]) -> dict[str, str]:
