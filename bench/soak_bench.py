@@ -95,17 +95,19 @@ def _soak(config: Path) -> dict[str, object]:
     argv = [sys.executable, "-m", "repodaily", "run", "--config", str(config)]
     argv += ["--since", str(FIRST), "--until", str(FIRST + timedelta(days=DAYS - 1))]
     samples: list[tuple[float, int, int]] = []
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    while child.poll() is None:
-        rss, fds = _rss_bytes(child.pid), _descriptors(child.pid)
-        if rss is not None and fds is not None:
-            samples.append((time.perf_counter() - started, rss, fds))
-        time.sleep(SAMPLE_S)
-    wall = time.perf_counter() - started
-    stderr = child.stderr.read().decode() if child.stderr else ""
+    log = config.with_name("stderr.log")
+    with log.open("wb") as stderr:  # a line per delivery: more than a pipe holds unread
+        started = time.perf_counter()
+        child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+        while child.poll() is None:
+            rss, fds = _rss_bytes(child.pid), _descriptors(child.pid)
+            if rss is not None and fds is not None:
+                samples.append((time.perf_counter() - started, rss, fds))
+            time.sleep(SAMPLE_S)
+        wall = time.perf_counter() - started
     if child.returncode != 0:
-        raise SystemExit(f"run exited {child.returncode}: {stderr.strip()[-500:]}")
+        tail = log.read_text(encoding="utf-8", errors="replace").strip()[-500:]
+        raise SystemExit(f"run exited {child.returncode}: {tail}")
     half = wall / 2
     first = [s for s in samples if s[0] < half] or samples
     second = [s for s in samples if s[0] >= half] or samples
@@ -133,7 +135,7 @@ def main() -> int:
         root = Path(args.keep) if args.keep else Path(scratch) / "repos"
         started = time.perf_counter()
         repos = _build(root, args.repos, args.commits)
-        print(f"{len(repos)} repositories × {DAYS} days ready in {time.perf_counter() - started:.1f} s")
+        print(f"{len(repos)} repositories × {DAYS} days ready in {time.perf_counter() - started:.1f} s", flush=True)
         results: dict[str, dict[str, object]] = {}
         for label, at_once in (("one at a time", 1), (f"{args.at_once} at once", args.at_once)):
             work = Path(scratch) / f"run-{at_once}"
