@@ -821,6 +821,12 @@ def test_a_news_fragment_is_an_entry_in_the_section_its_name_gives(
     assert result.summary[-1] == "The changelog says: The `--strict` flag now applies to every collected module."
 
 
+def test_a_fragment_of_a_kind_no_section_names_is_read_by_its_words() -> None:
+    note = fragment("changelog.d/12345.change.md", "Fixed the ``--strict`` flag for nested modules.")
+    result = judge("Nested modules and --strict", change("src/project/collect.py"), note)
+    assert (result.type, result.importance, result.flags.user_facing) == (ChangeType.fix, Importance.medium, True)
+
+
 @pytest.mark.parametrize("path", ["news/12345.removal.rst", "changelog.d/12345.breaking.md"])
 def test_a_removal_or_breaking_fragment_is_a_high_breaking_feature(path: str) -> None:
     note = fragment(path, "The ``--strict`` flag was removed.")
@@ -832,6 +838,7 @@ def test_a_removal_or_breaking_fragment_is_a_high_breaking_feature(path: str) ->
     "note",
     [
         fragment("changelog/12345.trivial.rst", "Tidy the collection loop."),
+        fragment("newsfragments/12345.misc", "Tidy the collection loop."),
         fragment("changelog/12345.bugfix.rst", "Fixed an old bug.", status=FileStatus.modified),
     ],
 )

@@ -94,16 +94,18 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
 def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
     """A news fragment's text as one entry in the section its file name gives; None when it is no fragment.
 
-    A fragment of a kind no section names (``trivial``, ``misc``) says nothing
-    its readers need, and no entry. Nor does one removed or only edited: the
-    change it records is an earlier commit's.
+    A fragment of a silent kind (``trivial``, ``misc``: the changelog shows no
+    text for it) is no entry. Nor is one removed or only edited: the change it
+    records is an earlier commit's. A kind no section names (``change``) is an
+    entry of no section, read by its words.
     """
     named = rules.changelog.fragment_regex.search(file.path)
     if named is None:
         return None
-    section = rules.changelog.section(named.group("name"))
-    if section is None or file.status != FileStatus.added:
+    kind = named.group("name").lower()
+    if kind in rules.changelog.silent_fragments or file.status != FileStatus.added:
         return []
+    section = rules.changelog.section(kind)
     lines = [line[1:].strip() for line in file.text.splitlines() if line.startswith("+")]
     text = " ".join(" ".join(line for line in lines if line and not _UNDERLINE.match(line)).split())
     return [_Entry(text, section)] if text else []

@@ -137,6 +137,7 @@ class ChangelogRules(Strict):
     heading: str
     label: str = r"(?!)"
     fragment: str = r"(?!)"
+    silent_fragments: list[str] = Field(default_factory=list)
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium
