@@ -149,6 +149,21 @@ def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
     assert any("ignored; set engine.home in engine.toml instead." in bullet for bullet in result.summary)
 
 
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("fix(test): ensure the binary is built before the test runs", ChangeType.test),
+        ("feat(tests): cover the empty input", ChangeType.test),
+        ("fix(clippy): apply the linter's suggestions", ChangeType.refactor),
+        ("fix(readme): correct the badge links", ChangeType.docs),
+    ],
+)
+def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_change_there(
+    subject: str, expected: ChangeType
+) -> None:
+    assert judge(subject, SOURCE).type == expected
+
+
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
     lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
     result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)
