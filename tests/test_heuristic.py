@@ -708,6 +708,7 @@ def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
         "prepare release",
         "chore(release): prepare for v2.0.0-rc.1",
         "v1.4.2",
+        "Version 0.28.0.",
     ],
 )
 def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject: str) -> None:
@@ -865,6 +866,13 @@ def test_a_fragment_of_no_section_or_only_edited_says_nothing(note: ContextFile)
 def test_a_changelog_named_like_a_fragment_kind_is_still_read_by_its_entries() -> None:
     entry = changelog(" ### Fixed", "+- Empty configuration files are accepted", path="docs/changes.md")
     assert judge("config loading tweaks", change("src/config.rs"), entry).type == ChangeType.fix
+
+
+def test_a_commit_changing_only_the_changelog_quotes_its_entries_and_judges_nothing_from_them() -> None:
+    entry = changelog(" ## 5.2.0", " ### Security", "+- Fix a header injection, CVE-2024-51999 (breaking change)")
+    result = judge("add note to history", entry)
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+    assert not result.flags.security and not result.flags.breaking
 
 
 def test_rewritten_changelog_entry_is_not_a_new_one() -> None:

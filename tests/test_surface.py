@@ -260,6 +260,61 @@ def test_a_raised_dependency_floor_is_a_medium_build_change(repo: Repo) -> None:
     assert "`requests`: 2.28 → 2.31" in analysis.importance_reason
 
 
+_PACKAGE_JSON = """{{
+  "name": "engine",
+  "dependencies": {{
+    "router": "^2.1.0"
+  }},
+  "devDependencies": {{
+    "mocha": "^{version}"
+  }}
+}}
+"""
+_CARGO = '[package]\nname = "engine"\n\n[dependencies]\nserde = "1.0"\n\n[dev-dependencies]\ntokio = "{version}"\n'
+
+
+@pytest.mark.parametrize(
+    ("manifest", "text"),
+    [("package.json", _PACKAGE_JSON), ("Cargo.toml", _CARGO), ("requirements-ci.txt", "pytest=={version}\n")],
+)
+def test_a_development_dependency_or_an_exact_pin_raised_is_no_floor_users_meet(
+    repo: Repo, manifest: str, text: str
+) -> None:
+    repo.change("Package", {manifest: text.format(version="10.2.0")})
+    analysis = analyse(repo.change("Tidy packaging", {manifest: text.format(version="11.0.0")}))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.low, False)
+
+
+def test_a_dependency_floor_raised_beside_a_development_section_still_binds_users(repo: Repo) -> None:
+    before = _PACKAGE_JSON.format(version="10.2.0")
+    repo.change("Package", {"package.json": before})
+    analysis = analyse(repo.change("Tidy packaging", {"package.json": before.replace("^2.1.0", "^3.0.0")}))
+    assert (analysis.importance, analysis.flags.breaking) == (Importance.medium, True)
+
+
+def test_a_commit_scoped_to_development_dependencies_raises_no_floor(repo: Repo) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    commit = repo.change("build(deps-dev): bump requests", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    assert analyse(commit).flags.breaking is False
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("const methods = require('methods')\n", "const methods = http.METHODS\n"),
+        ("import methods from 'methods'\n", "const methods = http.METHODS\n"),
+    ],
+)
+def test_a_dependency_dropped_with_its_last_javascript_import_takes_nothing_from_users(
+    repo: Repo, before: str, after: str
+) -> None:
+    manifest = '{\n  "dependencies": {\n    "methods": "~1.1.2",\n    "qs": "6.14.0"\n  }\n}\n'
+    repo.change("Package", {"package.json": manifest, "lib/app.js": before})
+    dropped = manifest.replace('    "methods": "~1.1.2",\n', "")
+    analysis = analyse(repo.change("Use the standard library", {"package.json": dropped, "lib/app.js": after}))
+    assert analysis.flags.breaking is False
+
+
 def test_a_lowered_dependency_floor_raises_nothing(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
     commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.28")})

@@ -124,12 +124,15 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
     an entry's very presence says its users should know.
     """
     floor = rules.changelog.min_importance
+    records = [rules.path_rules(name).changelog for name in facts.classes]
     entries = [
-        entry
-        for file, name in zip(facts.files, facts.classes, strict=True)
-        if rules.path_rules(name).changelog
-        for entry in _entries(file, rules)
+        entry for file, record in zip(facts.files, records, strict=True) if record for entry in _entries(file, rules)
     ]
+    evidence.changelog = [_plain_entry(entry.text) for entry in entries]
+    if all(records):
+        # A commit that changes nothing but the changelog records changes other commits made: its
+        # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).
+        return
     read: set[str] = set()
     for entry in entries:
         for key, rule in rules.patterns.items():
@@ -145,6 +148,5 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
                 evidence.signal(entry.section.signal, cite)
             if entry.section.max_importance is not None:
                 evidence.caps.append((entry.section.max_importance, cite))
-    evidence.changelog = [_plain_entry(entry.text) for entry in entries]
     if entries:
         evidence.user_facing = True

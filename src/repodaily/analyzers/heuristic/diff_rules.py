@@ -63,9 +63,48 @@ class DependencyRules(Strict):
     manifests: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
     dev_scopes: list[str] = Field(default_factory=list)
+    section: str = r"(?!)"
+    dev_section: str = r"(?!)"
+    pin_files: list[str] = Field(default_factory=list)
+    pin: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
 
-    @field_validator("manifests", "not_shipped")
+    @field_validator("section")
+    @classmethod
+    def _check_section(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @field_validator("dev_section")
+    @classmethod
+    def _check_dev_section(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def section_regex(self) -> re.Pattern[str]:
+        return re.compile(self.section)
+
+    @cached_property
+    def dev_section_regex(self) -> re.Pattern[str]:
+        return re.compile(self.dev_section, re.IGNORECASE)
+
+    @field_validator("pin")
+    @classmethod
+    def _check_pin(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def pin_regex(self) -> re.Pattern[str]:
+        return re.compile(self.pin)
+
+    @cached_property
+    def _pin_files(self) -> Globs:
+        return Globs(self.pin_files)
+
+    def pins_in(self, path: str) -> bool:
+        """A requirements file, whose exact versions pin an environment."""
+        return self._pin_files.matches(path)
+
+    @field_validator("manifests", "not_shipped", "pin_files")
     @classmethod
     def _check_globs(cls, value: list[str]) -> list[str]:
         return check_globs(value)

@@ -16,7 +16,7 @@ from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, ContextFile, FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
-__all__ = ["read_diff", "read_patch_fallback", "signed_lines", "version_changes"]
+__all__ = ["read_diff", "read_patch_fallback", "shipped_lines", "signed_lines", "version_changes"]
 
 
 def _patch_lines(file: ContextFile, sign: str) -> tuple[str, ...]:
@@ -99,16 +99,39 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
     return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
 
 
+def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> list[str]:
+    """The ``sign`` lines of a manifest's patch, less those under a development section the hunk shows.
+
+    A ``[dev-dependencies]`` table or a ``"devDependencies": {`` object lists what
+    the project's own developers install, not its users. Only a header inside
+    the hunk is seen: lines whose section header lies above git's context count
+    as shipped, as every line did before sections were read.
+    """
+    deps = rules.dependencies
+    lines: list[str] = []
+    dev = False
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            dev = False
+        elif line.startswith(("+++", "---")):
+            continue
+        elif header := deps.section_regex.match(line[1:]):
+            dev = deps.dev_section_regex.search(header.group("name")) is not None
+        elif line.startswith(sign) and not dev:
+            lines.append(line)
+    return lines
+
+
 def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, str, str]]:
-    """The dependencies whose version line ``file``'s patch changes: lower-case name -> (name, old, new)."""
+    """The dependencies whose version line ``file``'s patch changes for users: lower-case name -> (name, old, new)."""
     deps = rules.dependencies
     old = {
         m.group("name").lower(): m.group("version")
-        for line in _patch_lines(file, "-")
+        for line in shipped_lines(file, "-", rules)
         if (m := deps.line_regex.match(line))
     }
     changed: dict[str, tuple[str, str, str]] = {}
-    for line in _patch_lines(file, "+"):
+    for line in shipped_lines(file, "+", rules):
         match = deps.line_regex.match(line)
         if match is None or deps.is_filler(match.group("name")):
             continue

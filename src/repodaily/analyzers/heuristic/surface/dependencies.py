@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from repodaily.analyzers.heuristic.patch import signed_lines, version_changes
+from repodaily.analyzers.heuristic.patch import shipped_lines, signed_lines, version_changes
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.models import ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
@@ -36,7 +36,7 @@ def dependency_changes(
         )
         for file in manifests
         for dep, old, new in version_changes(file, rules).values()
-        if _numbers(new) > _numbers(old)
+        if _numbers(new) > _numbers(old) and dep.lower() not in _pinned(file, rules)
     ]
     removed, added = _listed(manifests, "-", rules), _listed(manifests, "+", rules)
     gone = [key for key in removed if key not in added]
@@ -53,6 +53,18 @@ def dependency_changes(
     return changes
 
 
+def _pinned(file: ContextFile, rules: RuleSet) -> set[str]:
+    """The dependencies a requirements file pins exactly (``pytest==7.2.1``): an environment's lock, not a floor.
+
+    Such a file (a library's development pins, CI's) sets what one environment
+    installs; what users' installers must satisfy is declared with a floor.
+    """
+    deps = rules.dependencies
+    if not deps.pins_in(file.path):
+        return set()
+    return {m.group("name").lower() for line in shipped_lines(file, "+", rules) if (m := deps.pin_regex.match(line))}
+
+
 def _listed_change(name: str, action: SurfaceAction, path: str) -> SurfaceChange:
     return SurfaceChange(kind=SurfaceKind.dependency, name=name, change=action, path=path)
 
@@ -62,18 +74,29 @@ def _listed(manifests: list[ContextFile], sign: str, rules: RuleSet) -> dict[str
     deps = rules.dependencies
     found: dict[str, tuple[str, str]] = {}
     for file in manifests:
-        for line in signed_lines(file.text, sign):
+        for line in shipped_lines(file, sign, rules):
             match = deps.line_regex.match(line)
             if match is not None and not deps.is_filler(match.group("name")):
                 found.setdefault(match.group("name").lower(), (match.group("name"), file.path))
     return found
 
 
-_IMPORT = re.compile(r"^\s*(?:from|import)\s+(?P<module>[A-Za-z_]\w*)", re.M)
+# How code names a package it uses: Python's `import x` / `from x import`, CommonJS's
+# `require('x')`, ES modules' `from 'x'` / `import 'x'`, Rust's `use x::` / `extern crate x`.
+_PACKAGE = r"(?:@[\w.-]+/)?[\w.-]+"
+_IMPORT = re.compile(
+    rf"""^\s*(?:from|import)\s+(?P<python>[A-Za-z_]\w*)
+    |\brequire\(\s*['"](?P<required>{_PACKAGE})
+    |\b(?:from|import)\s+['"](?P<module>{_PACKAGE})
+    |^\s*(?:pub\s+)?use\s+(?P<crate>[A-Za-z_]\w*)::
+    |^\s*extern\s+crate\s+(?P<extern>[A-Za-z_]\w*)""",
+    re.M | re.X,
+)
 
 
 def _imports(text: str) -> set[str]:
-    return {match.group("module").lower() for match in _IMPORT.finditer(text)}
+    """The packages ``text`` imports, each as :func:`_module` names it."""
+    return {_module(next(name for name in match.groups() if name)) for match in _IMPORT.finditer(text)}
 
 
 def _module(name: str) -> str:

@@ -13,6 +13,7 @@ from repodaily.analyzers.heuristic.diff_rules import SurfaceRule
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
@@ -20,11 +21,13 @@ __all__ = ["weigh_surface"]
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
 
 
-def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
+def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title) -> None:
     """Votes, signals, the user-facing flag and importance floors from the rules the surface changes match."""
     deps = rules.dependencies
-    # A floor raised in a test's or an example's requirements constrains no user's installation.
-    relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or deps.released(c.path)]
+    # A floor raised in a test's or an example's requirements, or by a commit its title scopes
+    # to development dependencies (`build(deps-dev):`), constrains no user's installation.
+    shipped = title.scope.lower() not in deps.dev_scopes
+    relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
         change = next((c for c in relevant if _matches(rule, c)), None)
         if change is None:
