@@ -491,7 +491,8 @@ class Pipeline:
         """One report per day of ``days``, oldest first, each made before the next day is read.
 
         Only one day is held in memory at a time: a ten-year backfill peaks where
-        a single day does.
+        a single day does. Each report is kept in the store as it is made, for
+        ``site`` and ``digest``.
         """
         source, repo, _ = self.open_source(repo)
         assert repo.name is not None
@@ -502,7 +503,9 @@ class Pipeline:
                 repository = self.repository_context(repo, source, commits)
                 context = await self.day_context(repo, day, commits)
                 tags = self.day_tags(repo, source, day)
-                yield await self.digest(repo, analyzer, day, commits, repository, context, tags)
+                report = await self.digest(repo, analyzer, day, commits, repository, context, tags)
+                self.store.put_report(report)  # what `site` and `digest` read, redacted on the way in
+                yield report
         finally:
             days_stream.close()
 
