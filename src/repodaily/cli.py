@@ -207,7 +207,7 @@ def _report_options(command: F) -> F:
             "formats",
             metavar="NAME",
             multiple=True,
-            help="Output format, a renderer: md or json, or a plugin's; repeat for several with --output "
+            help="Output format, a renderer: md, html or json, or a plugin's; repeat for several with --output "
             "(default from config: md; stdout takes one).",
         ),
         click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),

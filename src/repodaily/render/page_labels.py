@@ -1,0 +1,97 @@
+"""The words of the HTML pages around a report (site navigation, filters, search, weeks), zh and en.
+
+The report's own words stay in :mod:`repodaily.render.labels`; these are the
+ones only a page in a browser shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PageLabels:
+    site_title: str
+    home: str
+    repositories: str
+    last_days: str
+    days: str
+    weeks: str
+    week_title: str
+    previous_day: str
+    next_day: str
+    search: str
+    search_placeholder: str
+    search_hint: str
+    results: str
+    no_results: str
+    filters: str
+    importance: str
+    type: str
+    all_types: str
+    only: str
+    breaking: str
+    security: str
+    user_facing: str
+    feed: str
+    no_reports: str
+    skip: str
+
+
+ZH = PageLabels(
+    site_title="repodaily 每日更新",
+    home="首页",
+    repositories="关注的仓库",
+    last_days="最近 {n} 天",
+    days="按日",
+    weeks="按周",
+    week_title="周报 {week}（{start} — {end}）",
+    previous_day="← 前一天",
+    next_day="后一天 →",
+    search="搜索",
+    search_placeholder="搜索提交、摘要、SHA…（按 / 聚焦）",
+    search_hint="在所有仓库的所有日期中搜索；结果链接到提交所在的小节。",
+    results="{n} 条结果",
+    no_results="没有匹配的提交。",
+    filters="筛选",
+    importance="重要度",
+    type="类型",
+    all_types="全部类型",
+    only="仅显示",
+    breaking="破坏性",
+    security="安全",
+    user_facing="面向用户",
+    feed="订阅",
+    no_reports="尚无已保存的报告：先运行 `repodaily run` 或 `repodaily report`。",
+    skip="跳到正文",
+)
+
+EN = PageLabels(
+    site_title="repodaily daily updates",
+    home="Home",
+    repositories="Watched repositories",
+    last_days="Last {n} days",
+    days="Days",
+    weeks="Weeks",
+    week_title="Week {week} ({start} — {end})",
+    previous_day="← Previous day",
+    next_day="Next day →",
+    search="Search",
+    search_placeholder="Search commits, summaries, SHAs… (press / to focus)",
+    search_hint="Searches every day of every repository; each result links to the commit's section.",
+    results="{n} result(s)",
+    no_results="No matching commit.",
+    filters="Filters",
+    importance="Importance",
+    type="Type",
+    all_types="All types",
+    only="Only",
+    breaking="breaking",
+    security="security",
+    user_facing="user-facing",
+    feed="Feed",
+    no_reports="No stored reports yet: run `repodaily run` or `repodaily report` first.",
+    skip="Skip to content",
+)
+
+PAGE_LABELS: dict[str, PageLabels] = {"zh": ZH, "en": EN}
