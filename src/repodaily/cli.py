@@ -44,11 +44,13 @@ from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreErro
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
-from repodaily.plan import resolve_days
+from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.redact import RedactingFormatter, Redactor
+from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly
 from repodaily.shards import Shard
 from repodaily.store import Store
+from repodaily.weekly import stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
@@ -439,6 +441,60 @@ def _generate(
     if log_lines:
         _log_summary(summary, time.monotonic() - started)
     return _exit_code(summary)
+
+
+@main.command("digest")
+@click.option("--week", required=True, metavar="YYYY-Www", help="The ISO week, Monday to Sunday (e.g. 2026-W06).")
+@click.option("--repo", metavar="OWNER/REPO", help="Only this repository (default: every one with stored reports).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(WEEKLY_FORMATS)),
+    default="md",
+    show_default=True,
+    help="Markdown, HTML or JSON.",
+)
+@click.option("--output", type=click.Path(file_okay=False), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+@_exits_cleanly
+def weekly_digest(
+    week: str, repo: str | None, fmt: str, output: str | None, lang: str | None, config_path: str | None
+) -> None:
+    """A week at a glance: what a lead reads on Monday.
+
+    Gathers the stored daily reports of one ISO week (`report` and `run` store
+    every report they make): its breaking changes, security fixes, new models,
+    APIs and backends, changed defaults, releases and other high-importance
+    changes, and each day's commits by importance and type. No git, no analyzer.
+    Without --output the digest goes to stdout (one repository: give --repo when
+    the store holds several).
+
+    \b
+    Example:
+      repodaily digest --week 2026-W06 --repo vllm-project/vllm --format html --output weekly
+    """
+    config = _load(config_path, lang=lang)
+    redact = _guard(config)
+    with Store(config.cache_path, redact=redact) as store:
+        digests = stored_weeklies(store, week, today_in(config.tz), config.language, repo)
+    templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+    if output is None:
+        if len(digests) > 1:
+            names = ", ".join(d.repo for d in digests)
+            raise ConfigError(f"{week} has reports of several repositories ({names}); give --repo, or --output DIR")
+        _echo(render_weekly(digests[0], fmt, templates_dir=templates), nl=False)
+        return
+    for digest in digests:
+        path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render_weekly(digest, fmt, templates_dir=templates), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--output {output}: cannot write {path}: {exc.strerror or exc}") from exc
+        _echo(str(path))
 
 
 @main.command("eval")

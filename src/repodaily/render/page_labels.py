@@ -1,4 +1,4 @@
-"""The words of the HTML pages around a report (site navigation, filters, search, weeks), zh and en.
+"""The words of the HTML pages around a report (site navigation, filters, search) and of the weekly digest.
 
 The report's own words stay in :mod:`repodaily.render.labels`; these are the
 ones only a page in a browser shows.
@@ -95,3 +95,42 @@ EN = PageLabels(
 )
 
 PAGE_LABELS: dict[str, PageLabels] = {"zh": ZH, "en": EN}
+
+
+@dataclass(frozen=True)
+class WeekLabels:
+    """The words of the weekly digest, in Markdown and HTML alike."""
+
+    title: str
+    totals: str
+    per_day: str
+    table_header: tuple[str, ...]
+    total_row: str
+    releases: str
+    nothing: str
+    main_types: str
+
+
+WEEK_ZH = WeekLabels(
+    title="周报 {week}（{start} — {end}）",
+    totals="本周共 {n} 个提交",
+    per_day="📊 每日统计",
+    table_header=("日期", "提交", "🔴 高", "🟡 中", "🟢 低", "主要类型"),
+    total_row="合计",
+    releases="🚀 本周发布",
+    nothing="无。",
+    main_types="主要类型",
+)
+
+WEEK_EN = WeekLabels(
+    title="Week {week} ({start} — {end})",
+    totals="{n} commit{s} this week",
+    per_day="📊 Per day",
+    table_header=("Day", "Commits", "🔴 High", "🟡 Medium", "🟢 Low", "Main types"),
+    total_row="Total",
+    releases="🚀 Released this week",
+    nothing="None.",
+    main_types="Main types",
+)
+
+WEEK_LABELS: dict[str, WeekLabels] = {"zh": WEEK_ZH, "en": WEEK_EN}
