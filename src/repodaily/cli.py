@@ -497,6 +497,50 @@ def weekly_digest(
         _echo(str(path))
 
 
+@main.command("site")
+@click.argument("outdir", metavar="OUTDIR", type=click.Path(file_okay=False))
+@click.option(
+    "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this repository (repeatable; default: all)."
+)
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+@_exits_cleanly
+def site(outdir: str, only: tuple[str, ...], lang: str | None, config_path: str | None) -> None:
+    """Build a static site of the stored reports under OUTDIR (for GitHub Pages, or file://).
+
+    Pages: the watched repositories with their last days' counts, a calendar of
+    each repository's days, each day's report (the html renderer: the Markdown's
+    sections and anchors), each ISO week's digest, search and filters over every
+    commit, and RSS and Atom feeds. It reads only the store, which `report` and
+    `run` fill: no git, no analyzer. A rebuild writes only the files whose bytes
+    changed and removes only files an earlier build wrote.
+
+    \b
+    Example:
+      repodaily run && repodaily site public
+    """
+    from repodaily.site.builder import build_site
+
+    config = _load(config_path, lang=lang)
+    redact = _guard(config)
+    started = time.monotonic()
+    with Store(config.cache_path, redact=redact) as store:
+        watched = [repo.name for repo in config.repos if repo.name] or store.reported_repos(config.language)
+        if only:
+            watched = list(dict.fromkeys(only))
+        templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+        built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates)
+    files = built.files
+    _echo(
+        f"{Path(outdir) / 'index.html'}: {built.repos} repositories, {built.days} days, {built.weeks} weeks; "
+        f"{len(files.written)} files written, {files.unchanged} unchanged, {len(files.removed)} removed "
+        f"· {time.monotonic() - started:.2f} s",
+        err=True,
+    )
+
+
 @main.command("eval")
 @click.argument("labels", metavar="LABELS")
 @click.option(

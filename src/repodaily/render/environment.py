@@ -84,6 +84,7 @@ def register_filters(environment: Environment) -> None:
         number=lambda n: f"{n:,}",
         anchor=lambda commit: commit_anchor(commit.short_sha),
         fill=_fill,
+        spans=_spans,
         local_time=_local_time,
     )
 
@@ -96,6 +97,16 @@ def _html_text(value: object) -> object:
     if isinstance(value, str) and not isinstance(value, Markup):
         return _CONTROL.sub("\ufffd", value)
     return value
+
+
+# A code span as CommonMark pairs them on one line: a run of backticks, text, the same run.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def _spans(text: str) -> Markup:
+    """Foreign prose for an HTML page: escaped, its code spans (as the Markdown shows them) in ``<code>``."""
+    escaped = str(Markup.escape(_CONTROL.sub("\ufffd", text)))
+    return Markup(_CODE_SPAN.sub(lambda match: f"<code>{match[2].strip()}</code>", escaped))
 
 
 def _fill(phrase: str, **fields: object) -> Markup:

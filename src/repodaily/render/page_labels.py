@@ -15,9 +15,9 @@ class PageLabels:
     home: str
     repositories: str
     last_days: str
+    latest: str
+    this_week: str
     days: str
-    weeks: str
-    week_title: str
     previous_day: str
     next_day: str
     search: str
@@ -43,9 +43,9 @@ ZH = PageLabels(
     home="首页",
     repositories="关注的仓库",
     last_days="最近 {n} 天",
-    days="按日",
-    weeks="按周",
-    week_title="周报 {week}（{start} — {end}）",
+    latest="最新",
+    this_week="本周周报",
+    days="共 {n} 天",
     previous_day="← 前一天",
     next_day="后一天 →",
     search="搜索",
@@ -71,9 +71,9 @@ EN = PageLabels(
     home="Home",
     repositories="Watched repositories",
     last_days="Last {n} days",
-    days="Days",
-    weeks="Weeks",
-    week_title="Week {week} ({start} — {end})",
+    latest="Latest",
+    this_week="This week",
+    days="{n} days",
     previous_day="← Previous day",
     next_day="Next day →",
     search="Search",
