@@ -504,10 +504,15 @@ def weekly_digest(
 )
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
 @click.option(
+    "--base-url",
+    metavar="URL",
+    help="The site's public address (https://ORG.github.io/REPO/): feeds need it and are written only with it.",
+)
+@click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
 )
 @_exits_cleanly
-def site(outdir: str, only: tuple[str, ...], lang: str | None, config_path: str | None) -> None:
+def site(outdir: str, only: tuple[str, ...], lang: str | None, base_url: str | None, config_path: str | None) -> None:
     """Build a static site of the stored reports under OUTDIR (for GitHub Pages, or file://).
 
     Pages: the watched repositories with their last days' counts, a calendar of
@@ -519,7 +524,7 @@ def site(outdir: str, only: tuple[str, ...], lang: str | None, config_path: str 
 
     \b
     Example:
-      repodaily run && repodaily site public
+      repodaily run && repodaily site public --base-url https://acme.github.io/reports/
     """
     from repodaily.site.builder import build_site
 
@@ -531,7 +536,7 @@ def site(outdir: str, only: tuple[str, ...], lang: str | None, config_path: str 
         if only:
             watched = list(dict.fromkeys(only))
         templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
-        built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates)
+        built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates, base_url=base_url)
     files = built.files
     _echo(
         f"{Path(outdir) / 'index.html'}: {built.repos} repositories, {built.days} days, {built.weeks} weeks; "

@@ -29,12 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from repodaily import __version__
+from repodaily.errors import ConfigError
 from repodaily.models import DailyReport
 from repodaily.render.environment import PACKAGED_TEMPLATES
 from repodaily.render.html import ASSETS, Link, SitePage, render_html, render_page
 from repodaily.render.page_labels import PAGE_LABELS
 from repodaily.render.weekly import render_weekly
 from repodaily.site import pages, paths
+from repodaily.site.feeds import atom_feed, rss_feed
 from repodaily.site.search import IndexedDay, search_index_script
 from repodaily.site.writer import SiteWriter, WriteSummary
 from repodaily.store import Store
@@ -67,11 +69,12 @@ def _stamp(templates_dir: Path | None) -> str:
 class _Build:
     """One build: the writer, the stamp, and the language's words."""
 
-    def __init__(self, outdir: Path, language: str, templates_dir: Path | None) -> None:
+    def __init__(self, outdir: Path, language: str, templates_dir: Path | None, base_url: str | None) -> None:
         self.writer = SiteWriter(outdir)
+        self.base_url = base_url
         self.language = language
         self.templates_dir = templates_dir
-        self.stamp = _stamp(templates_dir)
+        self.stamp = _stamp(templates_dir) + (base_url or "")  # pages link to the feeds only with a base URL
         self.words = PAGE_LABELS[language]
 
     def page(self, path: str, key: Sequence[str], render: Callable[[], str]) -> None:
@@ -85,7 +88,23 @@ class _Build:
         return SitePage(root=paths.root_of(path), **fields)
 
     def feeds_of(self, path: str, repo: str | None) -> list[Link]:
-        return []
+        """The feeds a page at ``path`` links to: its repository's, or the site's; none without a base URL."""
+        if self.base_url is None:
+            return []
+        return [
+            Link(f"{self.words.feed} ({name})", paths.link(path, paths.feed(repo, kind)), media)
+            for kind, name, media in (("rss", "RSS", "application/rss+xml"), ("atom", "Atom", "application/atom+xml"))
+        ]
+
+    def feeds(self, repo: str | None, reports: Sequence[DailyReport]) -> None:
+        """Write ``repo``'s feeds (the site's when None) of ``reports``, when the site's address is known."""
+        if self.base_url is None:
+            return
+        title = f"{repo} · {self.words.site_title}" if repo else self.words.site_title
+        page = paths.timeline(repo) if repo else paths.INDEX
+        for kind, make in (("rss", rss_feed), ("atom", atom_feed)):
+            path = paths.feed(repo, kind)
+            self.writer.write(path, make(self.base_url, title, page, path, reports), "")
 
 
 def _repo_pages(build: _Build, repo: str, texts: dict[date, str], reports: list[DailyReport]) -> int:
@@ -141,17 +160,31 @@ def _repo_pages(build: _Build, repo: str, texts: dict[date, str], reports: list[
             weeks=pages.calendar(repo, reports, timeline),
         ),
     )
+    build.feeds(repo, reports)
     return len(weeks)
 
 
 def build_site(
-    store: Store, repos: Sequence[str], language: str, outdir: Path, *, templates_dir: Path | None = None
+    store: Store,
+    repos: Sequence[str],
+    language: str,
+    outdir: Path,
+    *,
+    templates_dir: Path | None = None,
+    base_url: str | None = None,
 ) -> SiteSummary:
-    """Build (or bring up to date) the site of ``repos``' stored reports in ``language`` under ``outdir``."""
-    build = _Build(outdir, language, templates_dir)
+    """Build (or bring up to date) the site of ``repos``' stored reports in ``language`` under ``outdir``.
+
+    ``base_url`` is the site's public address (``https://org.github.io/reports/``):
+    feeds need absolute links and are written only when it is given.
+    """
+    if base_url is not None and not base_url.startswith(("https://", "http://")):
+        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address")
+    build = _Build(outdir, language, templates_dir, base_url.rstrip("/") + "/" if base_url else None)
     for asset in sorted(ASSETS.iterdir()):
         build.writer.write(f"assets/{asset.name}", asset.read_bytes(), "")
     indexed: list[IndexedDay] = []
+    everything: list[DailyReport] = []
     summaries = []
     weeks = 0
     for position, repo in enumerate(repos):
@@ -161,6 +194,7 @@ def build_site(
         weeks += _repo_pages(build, repo, texts, reports)
         indexed += [IndexedDay(position, report, paths.day_page(repo, report.date)) for report in reports]
         summaries.append(pages.summary(repo, reports))
+        everything += reports
     build.writer.write(paths.SEARCH_INDEX, search_index_script(repos, indexed), "")
     build.page(
         paths.SEARCH,
@@ -185,4 +219,5 @@ def build_site(
             repos=summaries,
         ),
     )
+    build.feeds(None, everything)
     return SiteSummary(build.writer.finish(), len(repos), len(indexed), weeks)
