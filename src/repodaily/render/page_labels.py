@@ -36,6 +36,7 @@ class PageLabels:
     feed: str
     no_reports: str
     skip: str
+    weekdays: tuple[str, ...]
 
 
 ZH = PageLabels(
@@ -64,6 +65,7 @@ ZH = PageLabels(
     feed="订阅",
     no_reports="尚无已保存的报告：先运行 `repodaily run` 或 `repodaily report`。",
     skip="跳到正文",
+    weekdays=("一", "二", "三", "四", "五", "六", "日"),
 )
 
 EN = PageLabels(
@@ -92,6 +94,7 @@ EN = PageLabels(
     feed="Feed",
     no_reports="No stored reports yet: run `repodaily run` or `repodaily report` first.",
     skip="Skip to content",
+    weekdays=("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
 )
 
 PAGE_LABELS: dict[str, PageLabels] = {"zh": ZH, "en": EN}
