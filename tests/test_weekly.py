@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 
 import pytest
@@ -13,7 +14,10 @@ from stored_reports import DEMO_DAY, DEMO_REPO_NAME, fill_store
 
 from repodaily.cli import main
 from repodaily.errors import ConfigError
-from repodaily.models import HighlightKind, Importance
+from repodaily.models import DailyReport, HighlightKind, Importance
+from repodaily.plugins import NoSettings, PluginSpec, registry
+from repodaily.publish.base import Delivery, PublishContext
+from repodaily.render.base import Artefact
 from repodaily.render.weekly import render_weekly
 from repodaily.store import Store
 from repodaily.weekly import WeeklyDigest, build_weekly, parse_week, week_of
@@ -100,3 +104,48 @@ def test_the_hostile_corpus_in_a_week_renders_inert(language):
     for name, html in rendered(render_weekly(digest, "md")).items():
         problems = [p for e in html.elements for p in element_problems(e, commit_links.__contains__)]
         assert problems == [], name
+
+
+class _Inbox:
+    """A target that takes weeks and keeps what it was given; the ledger must keep it from getting one twice."""
+
+    weeks: list[str] = []
+
+    def __init__(self, *, settings: NoSettings, context: PublishContext) -> None:
+        self.context = context
+
+    async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
+        return Delivery("inbox")
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        _Inbox.weeks.append(f"{digest.repo} {digest.week} {[a.format for a in artefacts]}")
+        return Delivery("inbox", locations=["inbox://weekly"])
+
+    async def aclose(self) -> None:
+        pass
+
+
+class _DailyOnly(_Inbox):
+    publish_week = None  # type: ignore[assignment]  # a publisher of days only
+
+
+def test_digest_deliver_hands_the_week_to_targets_that_take_one_once(stored, tmp_path):
+    config, _ = stored
+    registry().add("publisher", PluginSpec("test-inbox", _Inbox))
+    registry().add("publisher", PluginSpec("test-daily", _DailyOnly))
+    targets = f'\n[[publish]]\ntype = "files"\ndir = "{tmp_path / "out"}"\n[[publish]]\ntype = "test-inbox"\n'
+    targets += '[[publish]]\ntype = "test-daily"\n'
+    with_targets = tmp_path / "repodaily.toml"
+    with_targets.write_text(config.read_text() + targets)
+    week = week_of(DEMO_DAY)
+    args = ["digest", "--config", str(with_targets), "--week", week, "--deliver"]
+    first = CliRunner().invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert _Inbox.weeks == [f"{DEMO_REPO_NAME} {week} ['md']"]
+    assert f"{week} → test-daily: skipped (takes no weekly digest)" in first.stderr
+    assert (tmp_path / "out" / "2026" / "demo-org" / "inferno" / f"{week}.md").read_text().startswith(f"# 周报 {week}")
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and len(_Inbox.weeks) == 1
+    assert f"{week} → test-inbox: already delivered" in again.stderr
+    forced = CliRunner().invoke(main, [*args, "--force"])
+    assert forced.exit_code == 0 and len(_Inbox.weeks) == 2

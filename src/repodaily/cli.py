@@ -39,7 +39,7 @@ from rich.text import Text
 from repodaily import __version__
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.credentials import redactor_for
-from repodaily.delivery import TargetResult
+from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
@@ -47,10 +47,10 @@ from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.redact import RedactingFormatter, Redactor
-from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly
+from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
-from repodaily.weekly import stored_weeklies
+from repodaily.weekly import WeeklyDigest, stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
@@ -252,7 +252,7 @@ def _exit_code(summary: RunSummary) -> int:
     return EXIT_DEGRADED if degraded else EXIT_OK
 
 
-def _echo_delivery(result: TargetResult, record: ReportRecord) -> None:
+def _echo_delivery(result: TargetResult, record: ReportRecord | None) -> None:
     """Say where a report went the moment it did, or show what a dry run would send."""
     delivery = result.delivery
     if delivery is None:
@@ -457,11 +457,26 @@ def _generate(
 @click.option("--output", type=click.Path(file_okay=False), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
 @click.option(
+    "--deliver",
+    is_flag=True,
+    help="Deliver to the configured targets whose publisher takes a week (files do), in [output] formats.",
+)
+@click.option("--dry-run", is_flag=True, help="With --deliver: print what each target would be sent.")
+@click.option("--force", is_flag=True, help="With --deliver: deliver again what the targets already have.")
+@click.option(
     "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
 )
 @_exits_cleanly
 def weekly_digest(
-    week: str, repo: str | None, fmt: str, output: str | None, lang: str | None, config_path: str | None
+    week: str,
+    repo: str | None,
+    fmt: str,
+    output: str | None,
+    lang: str | None,
+    deliver: bool,
+    dry_run: bool,
+    force: bool,
+    config_path: str | None,
 ) -> None:
     """A week at a glance: what a lead reads on Monday.
 
@@ -478,9 +493,13 @@ def weekly_digest(
     """
     config = _load(config_path, lang=lang)
     redact = _guard(config)
+    templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
     with Store(config.cache_path, redact=redact) as store:
         digests = stored_weeklies(store, week, today_in(config.tz), config.language, repo)
-    templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+        if deliver:
+            sys.exit(
+                asyncio.run(_deliver_weeks(Pipeline(config, store, redact=redact), digests, templates, dry_run, force))
+            )
     if output is None:
         if len(digests) > 1:
             names = ", ".join(d.repo for d in digests)
@@ -495,6 +514,29 @@ def weekly_digest(
         except OSError as exc:
             raise ConfigError(f"--output {output}: cannot write {path}: {exc.strerror or exc}") from exc
         _echo(str(path))
+
+
+async def _deliver_weeks(
+    pipeline: Pipeline, digests: Sequence[WeeklyDigest], templates: Path | None, dry_run: bool, force: bool
+) -> int:
+    """Each digest to every target that takes a week, in the configured formats a week has; the exit code."""
+    formats = [name for name in pipeline.config.output.formats if name in WEEKLY_FORMATS] or ["md"]
+    targets = pipeline.targets(dry_run=dry_run)
+    failed = False
+    try:
+        for digest in digests:
+            artefacts = weekly_artefacts(digest, formats, templates_dir=templates)
+            delivered = await deliver_week(digest, artefacts, targets, pipeline.store, dry_run=dry_run, force=force)
+            for result in delivered:
+                failed = failed or result.status == "failed"
+                _echo_delivery(result, None)
+                outcome = f"failed: {result.error}" if result.status == "failed" else result.status
+                extra = f" ({result.error})" if result.status == "skipped" else ""
+                _echo(f"repodaily: {digest.repo} {digest.week} → {result.target}: {outcome}{extra}", err=True)
+    finally:
+        for target in targets:
+            await target.publisher.aclose()
+    return EXIT_DEGRADED if failed else EXIT_OK
 
 
 @main.command("site")

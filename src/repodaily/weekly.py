@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from datetime import date, timedelta
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +32,9 @@ from repodaily.models import (
     SurfaceChange,
 )
 from repodaily.store import Store
+
+if TYPE_CHECKING:  # the store is handed in; the digest itself is pure
+    from repodaily.store import Store
 
 __all__ = [
     "WEEK_SECTIONS",

@@ -37,6 +37,7 @@ from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
 from repodaily.publish.base import Delivery, PublishContext, check_template, fill_template
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
@@ -163,6 +164,23 @@ class FilesPublisher:
         for artefact in artefacts:
             path = report_path(self.settings, report, artefact.suffix)
             content = self.context.redact(artefact.text)
+            if self.context.dry_run:
+                previews.append(f"# would write {path}\n{content}")
+            else:
+                write_atomic(path, content)
+            paths.append(str(path))
+        return Delivery("files", locations=paths, preview="".join(previews) if self.context.dry_run else None)
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        """A week's digest beside the days: ``{dir}/{ISO year}/{repo}/{YYYY-Www}.{suffix}``."""
+        year = digest.week.partition("-")[0]
+        folder = Path(self.settings.dir).expanduser() / year
+        paths, previews = [], []
+        for artefact in artefacts:
+            relative = Path(*digest.repo.split("/"), f"{digest.week}.{artefact.suffix}")
+            if relative.is_absolute() or ".." in relative.parts:
+                raise ConfigError(f"repository name {digest.repo!r} leaves the output directory")
+            path, content = folder / relative, self.context.redact(artefact.text)
             if self.context.dry_run:
                 previews.append(f"# would write {path}\n{content}")
             else:

@@ -6,23 +6,37 @@ The same loader chain as the daily report: a user's ``weekly.md.j2`` or
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
 from repodaily.errors import RenderError
 from repodaily.models import Importance
+from repodaily.render.base import Artefact
 from repodaily.render.environment import create_environment, template_error
 from repodaily.render.html import SitePage, render_page
 from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS
 from repodaily.render.page_labels import WEEK_LABELS
 from repodaily.weekly import WeekItem, WeeklyDigest
 
-__all__ = ["WEEKLY_FORMATS", "render_weekly"]
+__all__ = ["WEEKLY_FORMATS", "render_weekly", "weekly_artefacts"]
 
 #: The formats ``digest --format`` takes, and their file suffixes.
 WEEKLY_FORMATS = {"md": "md", "html": "html", "json": "json"}
+_MEDIA_TYPES = {"md": "text/markdown; charset=utf-8", "html": "text/html; charset=utf-8", "json": "application/json"}
+
+
+def weekly_artefacts(
+    digest: WeeklyDigest, formats: Sequence[str], *, templates_dir: Path | None = None
+) -> list[Artefact]:
+    """``digest`` in each of ``formats`` as the artefacts a publisher is handed, as a report's are."""
+    return [
+        Artefact(
+            name, WEEKLY_FORMATS[name], _MEDIA_TYPES[name], render_weekly(digest, name, templates_dir=templates_dir)
+        )
+        for name in formats
+    ]
 
 
 def render_weekly(
