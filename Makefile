@@ -45,6 +45,7 @@ bench: $(TESTING)
 	$(VENV)/bin/python bench/collect_bench.py
 	$(VENV)/bin/python bench/llm_bench.py
 	$(VENV)/bin/python bench/memory_bench.py
+	$(VENV)/bin/python bench/site_bench.py
 
 clean:
 	rm -rf $(VENV) repodaily-demo .pytest_cache .mypy_cache

@@ -160,27 +160,24 @@ class FilesPublisher:
         self.context = context
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
-        paths, previews = [], []
-        for artefact in artefacts:
-            path = report_path(self.settings, report, artefact.suffix)
-            content = self.context.redact(artefact.text)
-            if self.context.dry_run:
-                previews.append(f"# would write {path}\n{content}")
-            else:
-                write_atomic(path, content)
-            paths.append(str(path))
-        return Delivery("files", locations=paths, preview="".join(previews) if self.context.dry_run else None)
+        return self._write([(report_path(self.settings, report, a.suffix), a) for a in artefacts])
 
     async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
         """A week's digest beside the days: ``{dir}/{ISO year}/{repo}/{YYYY-Www}.{suffix}``."""
-        year = digest.week.partition("-")[0]
-        folder = Path(self.settings.dir).expanduser() / year
-        paths, previews = [], []
+        folder = Path(self.settings.dir).expanduser() / digest.week.partition("-")[0]
+        placed = []
         for artefact in artefacts:
             relative = Path(*digest.repo.split("/"), f"{digest.week}.{artefact.suffix}")
             if relative.is_absolute() or ".." in relative.parts:
                 raise ConfigError(f"repository name {digest.repo!r} leaves the output directory")
-            path, content = folder / relative, self.context.redact(artefact.text)
+            placed.append((folder / relative, artefact))
+        return self._write(placed)
+
+    def _write(self, placed: Sequence[tuple[Path, Artefact]]) -> Delivery:
+        """Each artefact at its path, redacted; a dry run says what it would write instead."""
+        paths, previews = [], []
+        for path, artefact in placed:
+            content = self.context.redact(artefact.text)
             if self.context.dry_run:
                 previews.append(f"# would write {path}\n{content}")
             else:

@@ -19,6 +19,8 @@ from repodaily.models import DailyReport
 from repodaily.render.anchors import commit_anchor
 from repodaily.render.markdown import commit_title
 
+#: How much of a commit's one line the index keeps: enough to find it by, not its whole analysis.
+ONE_LINE_CHARS = 160
 #: The bits of a commit's flags in the index, as ``site.js`` reads them.
 FLAG_BITS = {"breaking": 1, "security": 2, "user_facing": 4}
 INDEX_VERSION = 1
@@ -38,6 +40,10 @@ def _flags(report: DailyReport, index: int) -> int:
     return sum(bit for name, bit in FLAG_BITS.items() if getattr(flags, name))
 
 
+def _clipped(text: str) -> str:
+    return text if len(text) <= ONE_LINE_CHARS else text[: ONE_LINE_CHARS - 1] + "…"
+
+
 def search_index_script(repos: Sequence[str], days: Sequence[IndexedDay]) -> str:
     """The index of ``days`` (each day of each repository in ``repos``) as the script ``assets/search-index.js``."""
     pages = [[day.repo, day.report.date.isoformat(), day.path] for day in days]
@@ -47,7 +53,7 @@ def search_index_script(repos: Sequence[str], days: Sequence[IndexedDay]) -> str
             commit_anchor(commit.short_sha),
             commit.short_sha,
             commit_title(commit),
-            commit.analysis.one_line,
+            _clipped(commit.analysis.one_line),
             commit.analysis.importance.value,
             commit.analysis.type.value,
             _flags(day.report, position),
