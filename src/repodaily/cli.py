@@ -459,7 +459,7 @@ def _generate(
 @click.option(
     "--deliver",
     is_flag=True,
-    help="Deliver to the configured targets whose publisher takes a week (files do), in [output] formats.",
+    help="Deliver to the configured targets that take a week (files, email, chat), in the [output] formats.",
 )
 @click.option("--dry-run", is_flag=True, help="With --deliver: print what each target would be sent.")
 @click.option("--force", is_flag=True, help="With --deliver: deliver again what the targets already have.")
