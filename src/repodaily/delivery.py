@@ -31,7 +31,16 @@ from repodaily.render.base import Artefact
 from repodaily.store import Store
 from repodaily.weekly import WeeklyDigest
 
-__all__ = ["WEEKLY_LEDGER_SUFFIX", "Target", "TargetResult", "Unusable", "content_hash", "deliver", "deliver_week"]
+__all__ = [
+    "WEEKLY_LEDGER_SUFFIX",
+    "Target",
+    "TargetResult",
+    "Unusable",
+    "content_hash",
+    "deliver",
+    "deliver_week",
+    "week_hash",
+]
 
 #: What a target's ledger name gets for its weekly digests, keyed by the week's Monday.
 WEEKLY_LEDGER_SUFFIX = ":weekly"
@@ -138,6 +147,12 @@ async def _hand_out(
     return results
 
 
+def week_hash(digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> str:
+    """What a reader would see of a week in these artefacts' formats: the weekly ledger's content key."""
+    text = json.dumps([digest.model_dump(mode="json"), [a.format for a in artefacts]], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 async def deliver(
     report: DailyReport,
     artefacts: Sequence[Artefact],
@@ -174,8 +189,7 @@ async def deliver_week(
     :data:`WEEKLY_LEDGER_SUFFIX`, so a week never collides with its Monday's report.
     A target whose publisher has no ``publish_week`` is skipped, and says so.
     """
-    text = json.dumps([digest.model_dump(mode="json"), [a.format for a in artefacts]], sort_keys=True)
-    parcel = _Parcel(digest.repo, digest.start, hashlib.sha256(text.encode()).hexdigest()[:32], WEEKLY_LEDGER_SUFFIX)
+    parcel = _Parcel(digest.repo, digest.start, week_hash(digest, artefacts), WEEKLY_LEDGER_SUFFIX)
 
     def send(target: Target) -> Awaitable[Delivery] | None:
         publisher = target.publisher

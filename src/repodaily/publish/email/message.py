@@ -15,15 +15,13 @@ clients that thread or deduplicate by it (Gmail does) show one.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.policy import SMTP
 from email.utils import format_datetime, localtime
 
-from repodaily.delivery import content_hash
+from repodaily.delivery import content_hash, week_hash
 from repodaily.errors import ConfigError
 from repodaily.models import DailyReport
 from repodaily.publish.base import report_fields
@@ -82,9 +80,8 @@ def build_week_message(
     name = digest.repo.rpartition("/")[2] or "report"
     words = WEEK_LABELS[digest.language]
     title = f"{digest.repo} · {words.title.format(week=digest.week, start=digest.start, end=digest.end)}"
-    content = json.dumps([digest.model_dump(mode="json"), [a.format for a in artefacts]], sort_keys=True)
     domain = mailbox(settings.sender).rpartition("@")[2]
-    key = f"<repodaily.{digest.week}.{hashlib.sha256(content.encode()).hexdigest()[:24]}@{domain}>"
+    key = f"<repodaily.{digest.week}.{week_hash(digest, artefacts)[:24]}@{domain}>"
     letter = _Letter(redact(" ".join(title.split())), digest.language, key, f"{name}-{digest.week}")
     return _message(letter, artefacts, settings, redact)
 
