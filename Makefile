@@ -6,9 +6,21 @@ VENV ?= .venv
 RUNTIME := $(VENV)/.installed-runtime
 TESTING := $(VENV)/.installed-test
 
-.PHONY: setup demo test bench clean
+.PHONY: setup browser demo test bench clean
 
-setup: $(TESTING)
+setup: $(TESTING) browser
+
+# The browser tests drive Debian's Chromium (Playwright cannot download its own here).
+# Installed only when missing, so a second run costs nothing; without root it says so and the tests skip.
+browser:
+	@if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ]; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ]; then \
+		apt-get install -y chromium chromium-driver || (apt-get update && apt-get install -y chromium chromium-driver); \
+	else \
+		echo "make: /usr/bin/chromium or /usr/bin/chromedriver is missing and this is not root:" \
+			"the browser tests will be skipped (as root: apt-get install -y chromium chromium-driver)"; \
+	fi
 
 $(RUNTIME): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +35,7 @@ $(TESTING): $(RUNTIME)
 demo: $(RUNTIME)
 	$(VENV)/bin/repodaily demo
 
-test: $(TESTING)
+test: $(TESTING) browser
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
 	$(VENV)/bin/mypy
@@ -33,6 +45,7 @@ bench: $(TESTING)
 	$(VENV)/bin/python bench/collect_bench.py
 	$(VENV)/bin/python bench/llm_bench.py
 	$(VENV)/bin/python bench/memory_bench.py
+	$(VENV)/bin/python bench/site_bench.py
 
 clean:
 	rm -rf $(VENV) repodaily-demo .pytest_cache .mypy_cache

@@ -37,6 +37,7 @@ from repodaily.models import (
     CoverageReceipt,
     DailyReport,
     Highlight,
+    HighlightKind,
     Importance,
     ReportCommit,
     RunInfo,
@@ -64,6 +65,7 @@ from repodaily.publish.chat.webhook import Webhook
 from repodaily.publish.chat.wecom import WeCom
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact
+from repodaily.weekly import build_weekly
 
 SECRET = "SECa1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d2e3f4"
 REPORT_URL = "https://github.com/acme/reports/blob/main/{year}/{repo}/{date}.md"
@@ -577,3 +579,31 @@ def test_the_plugin_registers_every_chat_publisher_with_its_health_check():
     )
     assert missing.ok is False and "DINGTALK_WEBHOOK_URL" in missing.problem
     assert ready.ok is True and ready.checks == {"webhook": "https://oapi.dingtalk.com/…", "signed": "no"}
+
+
+# --------------------------------------------------------------------------- a week
+
+
+def test_each_platform_takes_a_weeks_summary(platform: str, receiver: Receiver):
+    day = _report([("[Kernel] Fix FP8 overflow (#101)", "修复 FP8 溢出"), ("[Core] Drop v0 (#102)", "移除 v0")])
+    day = day.model_copy(
+        update={
+            "highlights": [Highlight(kind=HighlightKind.high, text=c.subject, shas=[c.sha]) for c in day.commits[:2]]
+        }
+    )
+    digest = build_weekly([day], "2026-W10")
+    publisher = _publisher(platform, receiver)
+
+    async def go() -> Delivery:
+        try:
+            return await publisher.publish_week(digest, [])
+        finally:
+            await publisher.aclose()
+
+    delivery = asyncio.run(go())
+    (request,) = receiver.delivered
+    body = request.body.decode()
+    assert delivery.locations and "2026-W10" in body and "Fix FP8 overflow" in body and "Drop v0" in body
+    if platform == "webhook":
+        sent = json.loads(body)
+        assert sent["week"] == "2026-W10" and sent["stats"] == {"total": 3, "high": 2, "medium": 0, "low": 1}

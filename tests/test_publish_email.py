@@ -51,6 +51,8 @@ from repodaily.publish.email.settings import EmailSettings
 from repodaily.redact import Redactor
 from repodaily.render import render_markdown
 from repodaily.render.base import Artefact
+from repodaily.render.weekly import weekly_artefacts
+from repodaily.weekly import build_weekly, week_of
 
 # aiosmtpd counts only STARTTLS as encryption; its implicit-TLS server is encrypted all the same.
 pytestmark = pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
@@ -564,3 +566,26 @@ def test_repodaily_run_delivers_by_email_and_doctor_checks_the_server(
     assert _parts(received.message)[-1] == "application/json"
     assert doctor.exit_code == 0, doctor.stderr
     assert f"smtp://{HOST}:{server.port}" in doctor.stdout + doctor.stderr
+
+
+# --------------------------------------------------------------------------- a week
+
+
+def test_a_weekly_email_carries_the_weeks_digest(ca: TrustedCA, demo) -> None:
+    report, _ = demo
+    digest = build_weekly([report], week_of(DEMO_DAY))
+    artefacts = weekly_artefacts(digest, ["md", "json"])
+    with smtp_server("starttls", ca) as server:
+        settings = _settings(server.port, "starttls", ca)
+        publisher = EmailPublisher(settings=settings, context=PublishContext(environ=ENVIRON))
+        delivery = asyncio.run(publisher.publish_week(digest, artefacts))
+    assert delivery.locations == [f"mailto:{address}" for address in RECIPIENTS]
+    (received,) = server.received
+    message = received.message
+    assert message["Subject"] == f"{DEMO_REPO_NAME} · 周报 {digest.week}（{digest.start} — {digest.end}）"
+    text = message.get_body(("plain",))
+    assert text is not None and text.get_content().replace("\r\n", "\n") == artefacts[0].text
+    (attachment,) = message.iter_attachments()
+    assert attachment.get_filename() == f"inferno-{digest.week}.json"
+    assert re.fullmatch(rf"<repodaily\.{digest.week}\.[0-9a-f]{{24}}@example\.com>", message["Message-ID"])
+    assert received.data.isascii()

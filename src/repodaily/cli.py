@@ -41,16 +41,18 @@ from repodaily import __version__
 from repodaily.batch.lines import MAX_BYTES, MAX_LINES
 from repodaily.config import Config, RepoConfig, command_line_repo, find_config_file, load_config
 from repodaily.credentials import redactor_for
-from repodaily.delivery import TargetResult
+from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
-from repodaily.plan import resolve_days
+from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.redact import RedactingFormatter, Redactor
+from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
+from repodaily.weekly import WeeklyDigest, stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
@@ -223,7 +225,7 @@ _OUTPUT = [
         "formats",
         metavar="NAME",
         multiple=True,
-        help="Output format, a renderer: md or json, or a plugin's; repeat for several with --output "
+        help="Output format, a renderer: md, html or json, or a plugin's; repeat for several with --output "
         "(default from config: md; stdout takes one).",
     ),
     click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
@@ -284,7 +286,7 @@ def _exit_code(summary: RunSummary) -> int:
     return EXIT_DEGRADED if degraded else EXIT_OK
 
 
-def _echo_delivery(result: TargetResult, record: ReportRecord) -> None:
+def _echo_delivery(result: TargetResult, record: ReportRecord | None) -> None:
     """Say where a report went the moment it did, or show what a dry run would send."""
     delivery = result.delivery
     if delivery is None:
@@ -475,6 +477,151 @@ def _generate(
     if log_lines:
         _log_summary(summary, time.monotonic() - started)
     return _exit_code(summary)
+
+
+@main.command("digest")
+@click.option("--week", required=True, metavar="YYYY-Www", help="The ISO week, Monday to Sunday (e.g. 2026-W06).")
+@click.option("--repo", metavar="OWNER/REPO", help="Only this repository (default: every one with stored reports).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(sorted(WEEKLY_FORMATS)),
+    default="md",
+    show_default=True,
+    help="Markdown, HTML or JSON.",
+)
+@click.option("--output", type=click.Path(file_okay=False), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
+@click.option(
+    "--deliver",
+    is_flag=True,
+    help="Deliver to the configured targets that take a week (files, email, chat), in the [output] formats.",
+)
+@click.option("--dry-run", is_flag=True, help="With --deliver: print what each target would be sent.")
+@click.option("--force", is_flag=True, help="With --deliver: deliver again what the targets already have.")
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+@_exits_cleanly
+def weekly_digest(
+    week: str,
+    repo: str | None,
+    fmt: str,
+    output: str | None,
+    lang: str | None,
+    deliver: bool,
+    dry_run: bool,
+    force: bool,
+    config_path: str | None,
+) -> None:
+    """A week at a glance: what a lead reads on Monday.
+
+    Gathers the stored daily reports of one ISO week (`report` and `run` store
+    every report they make): its breaking changes, security fixes, new models,
+    APIs and backends, changed defaults, releases and other high-importance
+    changes, and each day's commits by importance and type. No git, no analyzer.
+    Without --output the digest goes to stdout (one repository: give --repo when
+    the store holds several).
+
+    \b
+    Example:
+      repodaily digest --week 2026-W06 --repo vllm-project/vllm --format html --output weekly
+    """
+    config = _load(config_path, lang=lang)
+    redact = _guard(config)
+    templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+    with Store(config.cache_path, redact=redact) as store:
+        digests = stored_weeklies(store, week, today_in(config.tz), config.language, repo)
+        if deliver:
+            sys.exit(
+                asyncio.run(_deliver_weeks(Pipeline(config, store, redact=redact), digests, templates, dry_run, force))
+            )
+    if output is None:
+        if len(digests) > 1:
+            names = ", ".join(d.repo for d in digests)
+            raise ConfigError(f"{week} has reports of several repositories ({names}); give --repo, or --output DIR")
+        _echo(render_weekly(digests[0], fmt, templates_dir=templates), nl=False)
+        return
+    for digest in digests:
+        path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(render_weekly(digest, fmt, templates_dir=templates), encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"--output {output}: cannot write {path}: {exc.strerror or exc}") from exc
+        _echo(str(path))
+
+
+async def _deliver_weeks(
+    pipeline: Pipeline, digests: Sequence[WeeklyDigest], templates: Path | None, dry_run: bool, force: bool
+) -> int:
+    """Each digest to every target that takes a week, in the configured formats a week has; the exit code."""
+    formats = [name for name in pipeline.config.output.formats if name in WEEKLY_FORMATS] or ["md"]
+    targets = pipeline.targets(dry_run=dry_run)
+    failed = False
+    try:
+        for digest in digests:
+            artefacts = weekly_artefacts(digest, formats, templates_dir=templates)
+            delivered = await deliver_week(digest, artefacts, targets, pipeline.store, dry_run=dry_run, force=force)
+            for result in delivered:
+                failed = failed or result.status == "failed"
+                _echo_delivery(result, None)
+                outcome = f"failed: {result.error}" if result.status == "failed" else result.status
+                extra = f" ({result.error})" if result.status == "skipped" else ""
+                _echo(f"repodaily: {digest.repo} {digest.week} → {result.target}: {outcome}{extra}", err=True)
+    finally:
+        for target in targets:
+            await target.publisher.aclose()
+    return EXIT_DEGRADED if failed else EXIT_OK
+
+
+@main.command("site")
+@click.argument("outdir", metavar="OUTDIR", type=click.Path(file_okay=False))
+@click.option(
+    "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this repository (repeatable; default: all)."
+)
+@click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
+@click.option(
+    "--base-url",
+    metavar="URL",
+    help="The site's public address (https://ORG.github.io/REPO/): feeds need it and are written only with it.",
+)
+@click.option(
+    "--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default ./repodaily.toml)."
+)
+@_exits_cleanly
+def site(outdir: str, only: tuple[str, ...], lang: str | None, base_url: str | None, config_path: str | None) -> None:
+    """Build a static site of the stored reports under OUTDIR (for GitHub Pages, or file://).
+
+    Pages: the watched repositories with their last days' counts, a calendar of
+    each repository's days, each day's report (the html renderer: the Markdown's
+    sections and anchors), each ISO week's digest, search and filters over every
+    commit, and RSS and Atom feeds. It reads only the store, which `report` and
+    `run` fill: no git, no analyzer. A rebuild writes only the files whose bytes
+    changed and removes only files an earlier build wrote.
+
+    \b
+    Example:
+      repodaily run && repodaily site public --base-url https://acme.github.io/reports/
+    """
+    from repodaily.site.builder import build_site
+
+    config = _load(config_path, lang=lang)
+    redact = _guard(config)
+    started = time.monotonic()
+    with Store(config.cache_path, redact=redact) as store:
+        watched = [repo.name for repo in config.repos if repo.name] or store.reported_repos(config.language)
+        if only:
+            watched = list(dict.fromkeys(only))
+        templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+        built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates, base_url=base_url)
+    files = built.files
+    _echo(
+        f"{Path(outdir) / 'index.html'}: {built.repos} repositories, {built.days} days, {built.weeks} weeks; "
+        f"{len(files.written)} files written, {files.unchanged} unchanged, {len(files.removed)} removed "
+        f"· {time.monotonic() - started:.2f} s",
+        err=True,
+    )
 
 
 @main.command("eval")

@@ -19,22 +19,35 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
 
 from repodaily.errors import RepodailyError
 from repodaily.models import DailyReport
-from repodaily.publish.base import Delivery, Publisher
+from repodaily.publish.base import Delivery, Publisher, WeeklyPublisher
 from repodaily.render.base import Artefact
 from repodaily.store import Store
+from repodaily.weekly import WeeklyDigest
 
-__all__ = ["Target", "TargetResult", "Unusable", "content_hash", "deliver"]
+__all__ = [
+    "WEEKLY_LEDGER_SUFFIX",
+    "Target",
+    "TargetResult",
+    "Unusable",
+    "content_hash",
+    "deliver",
+    "deliver_week",
+    "week_hash",
+]
+
+#: What a target's ledger name gets for its weekly digests, keyed by the week's Monday.
+WEEKLY_LEDGER_SUFFIX = ":weekly"
 
 log = logging.getLogger(__name__)
 
-Status = Literal["delivered", "already delivered", "would deliver", "failed"]
+Status = Literal["delivered", "already delivered", "would deliver", "failed", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,62 @@ def content_hash(report: DailyReport, artefacts: Sequence[Artefact]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class _Parcel:
+    """What is delivered: whose and which day (a week by its Monday), its content hash, and the ledger suffix."""
+
+    repo: str
+    day: date
+    digest: str
+    ledger_suffix: str = ""
+
+
+async def _hand_out(
+    parcel: _Parcel,
+    targets: Sequence[Target],
+    store: Store,
+    send: Callable[[Target], Awaitable[Delivery] | None],
+    *,
+    dry_run: bool,
+    force: bool,
+) -> list[TargetResult]:
+    """Give ``parcel`` to every target by ``send`` (None: it does not take this kind), past the ledger."""
+    results = []
+    for target in targets:
+        ledger = target.name + parcel.ledger_suffix
+        if not (dry_run or force or target.repeatable) and store.delivered(
+            ledger, parcel.repo, parcel.day, parcel.digest
+        ):
+            results.append(TargetResult(target.name, parcel.repo, parcel.day, "already delivered"))
+            continue
+        try:
+            sending = send(target)
+            if sending is None:
+                results.append(
+                    TargetResult(target.name, parcel.repo, parcel.day, "skipped", error="takes no weekly digest")
+                )
+                continue
+            delivery = await sending
+        except BrokenPipeError:
+            raise  # our own stdout is gone: nobody is left to deliver to
+        except Exception as exc:  # whatever one target raises, the others still get it
+            log.debug("delivery of %s %s to %s failed", parcel.repo, parcel.day, target.name, exc_info=exc)
+            reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
+            results.append(TargetResult(target.name, parcel.repo, parcel.day, "failed", error=reason))
+            continue
+        if not dry_run:
+            store.record_delivery(ledger, parcel.repo, parcel.day, parcel.digest, delivery.locations)
+        status: Status = "would deliver" if dry_run else "delivered"
+        results.append(TargetResult(target.name, parcel.repo, parcel.day, status, delivery=delivery))
+    return results
+
+
+def week_hash(digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> str:
+    """What a reader would see of a week in these artefacts' formats: the weekly ledger's content key."""
+    text = json.dumps([digest.model_dump(mode="json"), [a.format for a in artefacts]], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
 async def deliver(
     report: DailyReport,
     artefacts: Sequence[Artefact],
@@ -99,25 +168,31 @@ async def deliver(
     resends nothing already sent. A dry run asks each publisher what it would
     send and records nothing.
     """
-    digest = content_hash(report, artefacts)
-    results = []
-    for target in targets:
-        if not (dry_run or force or target.repeatable) and store.delivered(
-            target.name, report.repo, report.date, digest
-        ):
-            results.append(TargetResult(target.name, report.repo, report.date, "already delivered"))
-            continue
-        try:
-            delivery = await target.publisher.publish(report, artefacts)
-        except BrokenPipeError:
-            raise  # our own stdout is gone: nobody is left to deliver to
-        except Exception as exc:  # whatever one target raises, the others still get the report
-            log.debug("delivery of %s %s to %s failed", report.repo, report.date, target.name, exc_info=exc)
-            reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
-            results.append(TargetResult(target.name, report.repo, report.date, "failed", error=reason))
-            continue
-        if not dry_run:
-            store.record_delivery(target.name, report.repo, report.date, digest, delivery.locations)
-        status: Status = "would deliver" if dry_run else "delivered"
-        results.append(TargetResult(target.name, report.repo, report.date, status, delivery=delivery))
-    return results
+    parcel = _Parcel(report.repo, report.date, content_hash(report, artefacts))
+    return await _hand_out(
+        parcel, targets, store, lambda target: target.publisher.publish(report, artefacts), dry_run=dry_run, force=force
+    )
+
+
+async def deliver_week(
+    digest: WeeklyDigest,
+    artefacts: Sequence[Artefact],
+    targets: Sequence[Target],
+    store: Store,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+) -> list[TargetResult]:
+    """Hand the week's ``digest`` to every target whose publisher takes one (:class:`WeeklyPublisher`), once.
+
+    The ledger keys a week by its Monday under the target's name and
+    :data:`WEEKLY_LEDGER_SUFFIX`, so a week never collides with its Monday's report.
+    A target whose publisher has no ``publish_week`` is skipped, and says so.
+    """
+    parcel = _Parcel(digest.repo, digest.start, week_hash(digest, artefacts), WEEKLY_LEDGER_SUFFIX)
+
+    def send(target: Target) -> Awaitable[Delivery] | None:
+        publisher = target.publisher
+        return publisher.publish_week(digest, artefacts) if isinstance(publisher, WeeklyPublisher) else None
+
+    return await _hand_out(parcel, targets, store, send, dry_run=dry_run, force=force)

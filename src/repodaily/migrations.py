@@ -132,6 +132,24 @@ def m006_batches(db: sqlite3.Connection) -> None:
     )
 
 
+@_migration
+def m007_reports(db: sqlite3.Connection) -> None:
+    """Each report made, as its JSON, so a site or a weekly digest is built without git or an analyzer."""
+    db.execute(
+        """
+        CREATE TABLE report_json (
+            repo TEXT NOT NULL,
+            day TEXT NOT NULL,
+            language TEXT NOT NULL,
+            analyzer TEXT NOT NULL,
+            report TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (repo, day, language)
+        )
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply every migration not yet recorded; return the names applied."""
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")

@@ -549,11 +549,14 @@ class Pipeline:
         Only one day is held in memory at a time: a ten-year backfill peaks where
         a single day does. Git's work (opening, a mirror's fetch, reading a day,
         listing a tree or tags) runs in a worker thread, so the event loop goes on
-        with other repositories' analyses and deliveries meanwhile.
+        with other repositories' analyses and deliveries meanwhile. Each report is
+        kept in the store as it is made, for ``site`` and ``digest``.
         """
         async for day in self._read_days(repo, days):
             tags = await asyncio.to_thread(self.day_tags, day.repo, day.source, day.day)
-            yield await self.digest(day.repo, day.analyzer, day.day, day.commits, day.repository, day.context, tags)
+            report = await self.digest(day.repo, day.analyzer, day.day, day.commits, day.repository, day.context, tags)
+            self.store.put_report(report)  # what `site` and `digest` read, redacted on the way in
+            yield report
 
     async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
         """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.

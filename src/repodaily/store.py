@@ -27,7 +27,7 @@ from typing import Any
 from repodaily.context.base import CachedAnswer
 from repodaily.errors import StoreError
 from repodaily.migrations import migrate
-from repodaily.models import Analysis, Highlight
+from repodaily.models import Analysis, DailyReport, Highlight
 from repodaily.redact import NO_SECRETS, Redactor
 
 DB_FILE_NAME = "repodaily.db"
@@ -208,6 +208,65 @@ class Store:
         self._write(
             "UPDATE batches SET batch_id = ? WHERE endpoint = ? AND input_hash = ?", (batch_id, endpoint, input_hash)
         )
+
+    # -- reports, for the site and the weekly digest
+
+    def put_report(self, report: DailyReport) -> None:
+        """Keep ``report`` as its JSON, replacing the one of the same repository, day and language."""
+        self._write(
+            "INSERT OR REPLACE INTO report_json (repo, day, language, analyzer, report, created_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                report.repo,
+                report.date.isoformat(),
+                report.language,
+                report.run.analyzer,
+                report.model_dump_json(),
+                _now(),
+            ),
+        )
+
+    def report_texts(
+        self, repo: str, language: str, since: date | None = None, until: date | None = None
+    ) -> dict[date, str]:
+        """The stored JSON of ``repo``'s reports in ``language`` by day, oldest first, within [since, until].
+
+        Text, not models: a site compares the text with what it built from last
+        time and parses only what it renders.
+        """
+        low = since.isoformat() if since else "0000-00-00"
+        high = until.isoformat() if until else "9999-99-99"
+        with _store_errors(self.path):
+            rows = self._db.execute(
+                "SELECT day, report FROM report_json WHERE repo = ? AND language = ? AND day BETWEEN ? AND ?"
+                " ORDER BY day",
+                (repo, language, low, high),
+            ).fetchall()
+        return {date.fromisoformat(day): text for day, text in rows}
+
+    def reports(
+        self, repo: str, language: str, since: date | None = None, until: date | None = None
+    ) -> list[DailyReport]:
+        """The stored reports of ``repo`` in ``language``, oldest first; unreadable ones left out, said once."""
+        found, unreadable = [], []
+        for day, text in self.report_texts(repo, language, since, until).items():
+            try:
+                found.append(DailyReport.model_validate_json(text))
+            except _BAD_ROW:
+                unreadable.append(day)
+        if unreadable:
+            log.warning(
+                "%d stored reports of %s are unreadable and left out (%s)", len(unreadable), repo, unreadable[0]
+            )
+        return found
+
+    def reported_repos(self, language: str) -> list[str]:
+        """Every repository with a stored report in ``language``, by name."""
+        with _store_errors(self.path):
+            rows = self._db.execute(
+                "SELECT DISTINCT repo FROM report_json WHERE language = ? ORDER BY repo", (language,)
+            ).fetchall()
+        return [row[0] for row in rows]
 
     # -- runs
 

@@ -23,12 +23,14 @@ from typing import Protocol, runtime_checkable
 from repodaily.models import DailyReport
 from repodaily.redact import NO_SECRETS, Redactor
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 __all__ = [
     "TEMPLATE_FIELDS",
     "Delivery",
     "PublishContext",
     "Publisher",
+    "WeeklyPublisher",
     "check_template",
     "fill_template",
     "report_fields",
@@ -73,6 +75,20 @@ class Publisher(Protocol):
 
     async def aclose(self) -> None:
         """The run is over: finish what is framed across reports, release connections."""
+        ...
+
+
+@runtime_checkable
+class WeeklyPublisher(Protocol):
+    """A publisher that also delivers a week's digest: an optional second method beside :meth:`Publisher.publish`.
+
+    ``repodaily digest --deliver`` hands each target whose publisher has it the
+    week's :class:`~repodaily.weekly.WeeklyDigest` with its artefacts; a target
+    without it is skipped, saying so. The ledger keeps a week from being sent twice.
+    """
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        """Deliver ``digest``'s ``artefacts``; :class:`~repodaily.errors.PublishError` when it fails."""
         ...
 
 

@@ -37,6 +37,7 @@ from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
 from repodaily.publish.base import Delivery, PublishContext, check_template, fill_template
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 # What tempfile names the temporary siblings: a dot, the target's name, eight random characters.
 _TEMP_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
@@ -159,9 +160,23 @@ class FilesPublisher:
         self.context = context
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
-        paths, previews = [], []
+        return self._write([(report_path(self.settings, report, a.suffix), a) for a in artefacts])
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        """A week's digest beside the days: ``{dir}/{ISO year}/{repo}/{YYYY-Www}.{suffix}``."""
+        folder = Path(self.settings.dir).expanduser() / digest.week.partition("-")[0]
+        placed = []
         for artefact in artefacts:
-            path = report_path(self.settings, report, artefact.suffix)
+            relative = Path(*digest.repo.split("/"), f"{digest.week}.{artefact.suffix}")
+            if relative.is_absolute() or ".." in relative.parts:
+                raise ConfigError(f"repository name {digest.repo!r} leaves the output directory")
+            placed.append((folder / relative, artefact))
+        return self._write(placed)
+
+    def _write(self, placed: Sequence[tuple[Path, Artefact]]) -> Delivery:
+        """Each artefact at its path, redacted; a dry run says what it would write instead."""
+        paths, previews = [], []
+        for path, artefact in placed:
             content = self.context.redact(artefact.text)
             if self.context.dry_run:
                 previews.append(f"# would write {path}\n{content}")

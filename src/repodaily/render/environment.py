@@ -13,6 +13,7 @@ given the wrong type, a template that includes itself) surfaces as
 from __future__ import annotations
 
 import functools
+import re
 import traceback
 from datetime import datetime
 from pathlib import Path
@@ -29,6 +30,7 @@ from jinja2 import (
     pass_context,
 )
 from jinja2.runtime import Context
+from markupsafe import Markup
 
 from repodaily.errors import RenderError, RepodailyError
 from repodaily.render import text
@@ -40,8 +42,12 @@ DEFAULT_PREFIX = "default"
 
 
 @functools.lru_cache(maxsize=16)
-def create_environment(templates_dir: Path | None = None) -> Environment:
+def create_environment(templates_dir: Path | None = None, *, html: bool = False) -> Environment:
     """An environment that looks in ``templates_dir`` first, then in the packaged templates.
+
+    With ``html`` every value a template prints is HTML-escaped unless it is
+    markup our code built (Jinja2's autoescape): the HTML templates print
+    foreign text bare and the engine escapes it; they never mark it safe.
 
     Cached per directory: compiling the templates costs far more than rendering
     a report, and a backfill renders hundreds. Jinja still notices edited files.
@@ -56,7 +62,8 @@ def create_environment(templates_dir: Path | None = None) -> Environment:
     environment = Environment(
         loader=ChoiceLoader(loaders),
         undefined=StrictUndefined,
-        autoescape=False,  # Markdown, not HTML: the text filters do the escaping
+        autoescape=html,  # Markdown: the text filters do the escaping
+        finalize=_html_text if html else None,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -76,8 +83,35 @@ def register_filters(environment: Environment) -> None:
         counted=counted,
         number=lambda n: f"{n:,}",
         anchor=lambda commit: commit_anchor(commit.short_sha),
+        fill=_fill,
+        spans=_spans,
         local_time=_local_time,
     )
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _html_text(value: object) -> object:
+    """What an HTML template prints: control characters, which HTML forbids in text, shown as U+FFFD."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return _CONTROL.sub("\ufffd", value)
+    return value
+
+
+# A code span as CommonMark pairs them on one line: a run of backticks, text, the same run.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def _spans(text: str) -> Markup:
+    """Foreign prose for an HTML page: escaped, its code spans (as the Markdown shows them) in ``<code>``."""
+    escaped = str(Markup.escape(_CONTROL.sub("\ufffd", text)))
+    return Markup(_CODE_SPAN.sub(lambda match: f"<code>{match[2].strip()}</code>", escaped))
+
+
+def _fill(phrase: str, **fields: object) -> Markup:
+    """An HTML template's phrase with its ``{fields}`` filled: text escaped, markup the template built kept."""
+    return Markup.escape(phrase).format(**fields)
 
 
 @pass_context

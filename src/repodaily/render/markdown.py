@@ -34,6 +34,8 @@ class ImportanceGroup:
     heading: str
     slug: str
     commits: list[ReportCommit]
+    #: The GitHub slug of each commit's heading, in the order of ``commits``: the HTML page gives its headings these.
+    commit_slugs: list[str]
 
 
 def commit_title(commit: ReportCommit) -> str:
@@ -91,8 +93,7 @@ def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGro
     """Non-empty groups, high to low, each with its heading and that heading's GitHub slug."""
     members = {level: [c for c in report.commits if c.analysis.importance == level] for level in Importance}
     seen: dict[str, int] = {}
-    for heading in _headings_before_groups(report, labels):
-        github_slug(heading, seen)
+    heading_slugs(report, labels, seen)
     groups = []
     for level, commits in members.items():
         if not commits:
@@ -100,10 +101,19 @@ def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGro
         heading = labels.group_heading.format(
             emoji=IMPORTANCE_EMOJI[level], name=labels.importance_names[level], n=len(commits)
         )
-        groups.append(ImportanceGroup(level, heading, github_slug(heading, seen), commits))
-        for commit in commits:
-            github_slug(plain_text(commit_title(commit)), seen)
+        slug = github_slug(heading, seen)
+        groups.append(
+            ImportanceGroup(
+                level, heading, slug, commits, [github_slug(plain_text(commit_title(c)), seen) for c in commits]
+            )
+        )
     return groups
+
+
+def heading_slugs(report: DailyReport, labels: Labels, seen: dict[str, int] | None = None) -> list[str]:
+    """The GitHub slugs of the headings above the first group, in the order the default template writes them."""
+    seen = {} if seen is None else seen
+    return [github_slug(heading, seen) for heading in _headings_before_groups(report, labels)]
 
 
 def _headings_before_groups(report: DailyReport, labels: Labels) -> list[str]:

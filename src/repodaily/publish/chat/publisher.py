@@ -20,10 +20,11 @@ from typing import Any, ClassVar
 from repodaily.models import DailyReport
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.publish.chat.settings import ChatSettings, Secrets, read_secrets
-from repodaily.publish.chat.summary import Summary, fit, summarize
+from repodaily.publish.chat.summary import Summary, fit, summarize, summarize_week
 from repodaily.publish.chat.transport import Answer, Outgoing, Sender, Verdict, mask_url
 from repodaily.redact import MASK, Redactor
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 __all__ = ["Build", "ChatPublisher", "Platform", "SummaryPlatform", "coded_verdict", "json_body"]
 
@@ -52,8 +53,8 @@ class Platform(ABC):
         self.redact = redact
 
     @abstractmethod
-    def prepare(self, report: DailyReport, artefacts: Sequence[Artefact], summary: Summary) -> Build:
-        """What will be sent for ``report``; PublishError when it cannot fit the platform's limit."""
+    def prepare(self, report: DailyReport | WeeklyDigest, artefacts: Sequence[Artefact], summary: Summary) -> Build:
+        """What will be sent for ``report`` (or a week); PublishError when it cannot fit the platform's limit."""
 
     @abstractmethod
     def judge(self, answer: Answer) -> Verdict:
@@ -63,7 +64,7 @@ class Platform(ABC):
 class SummaryPlatform(Platform):
     """A platform whose message is the summary, as many commits listed as its limit allows."""
 
-    def prepare(self, report: DailyReport, artefacts: Sequence[Artefact], summary: Summary) -> Build:
+    def prepare(self, report: DailyReport | WeeklyDigest, artefacts: Sequence[Artefact], summary: Summary) -> Build:
         now = time.time()  # only the signature's length matters here, and it does not change with the time
         payload = fit(summary, self.render, lambda p: self.problem(self.outgoing(p, now)), target=self.name)
         return lambda at: self.outgoing(payload, at)
@@ -130,7 +131,14 @@ class ChatPublisher:
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
         summary = summarize(report, report_url=self.settings.report_url, redact=self.context.redact)
-        build = self.platform.prepare(report, artefacts, summary)
+        return await self._deliver(self.platform.prepare(report, artefacts, summary))
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        """A week's summary (:func:`~repodaily.publish.chat.summary.summarize_week`), as a day's is sent."""
+        summary = summarize_week(digest, redact=self.context.redact)
+        return await self._deliver(self.platform.prepare(digest, artefacts, summary))
+
+    async def _deliver(self, build: Build) -> Delivery:
         name = self.platform.name
         if self.context.dry_run:
             request = build(time.time())

@@ -30,8 +30,10 @@ from repodaily.publish.base import report_fields
 from repodaily.publish.chat.escape import clip, link_target
 from repodaily.redact import Redactor
 from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels, counted
+from repodaily.render.page_labels import WEEK_LABELS
+from repodaily.weekly import WeeklyDigest
 
-__all__ = ["Item", "Summary", "fit", "report_link", "summarize"]
+__all__ = ["Item", "Summary", "fit", "report_link", "summarize", "summarize_week"]
 
 #: How much of each foreign text a message shows: one long subject must not push the others out.
 TITLE_CHARS = 200
@@ -97,15 +99,19 @@ def report_link(template: str, report: DailyReport) -> str | None:
     return link_target(template.format(**fields))
 
 
+def _figures(labels: Labels, total: str, high: int, medium: int, low: int) -> list[str]:
+    """The total (already worded) and the counts by importance, in the report's words."""
+    return [total] + [
+        labels.stats_item.format(emoji=IMPORTANCE_EMOJI[level], name=labels.importance_names[level], n=f"{count:,}")
+        for level, count in (("high", high), ("medium", medium), ("low", low))
+    ]
+
+
 def summarize(report: DailyReport, *, report_url: str, redact: Redactor) -> Summary:
     """The summary of ``report``, its texts passed through ``redact``, in the report's language."""
     labels, words = LABELS[report.language], _WORDS[report.language]
     stats = report.stats
-    figures = [counted(labels.stats_total, stats.total)]
-    figures += [
-        labels.stats_item.format(emoji=IMPORTANCE_EMOJI[level], name=labels.importance_names[level], n=f"{count:,}")
-        for level, count in (("high", stats.high), ("medium", stats.medium), ("low", stats.low))
-    ]
+    figures = _figures(labels, counted(labels.stats_total, stats.total), stats.high, stats.medium, stats.low)
     if stats.degraded:
         figures.append(counted(labels.stats_degraded, stats.degraded))
     high = [commit for commit in report.commits if commit.analysis.importance == Importance.high]
@@ -161,3 +167,46 @@ def fit(summary: Summary, build: Callable[[Summary], T], problem: Callable[[T], 
                 f"{target}: the summary of {summary.repo} {summary.date} does not fit even without commits: {found}"
             )
         summary = summary.without_last_item()
+
+
+def summarize_week(digest: WeeklyDigest, *, redact: Redactor) -> Summary:
+    """The summary of a week's digest: its sums, its sections' commits as highlights, its high commits listed.
+
+    A week has no report page of its own to link to, so the message carries no link.
+    """
+    labels, words = LABELS[digest.language], _WORDS[digest.language]
+    week = WEEK_LABELS[digest.language]
+    sums = digest.total
+    heading = week.title.format(week=digest.week, start=digest.start, end=digest.end)
+    items = [item for kind, found in digest.sections.items() for item in found]
+    high = [item for item in items if item.importance == Importance.high]
+    highlights = [
+        f"{labels.highlight_kinds[item.kind]}{labels.colon}{item.text}"
+        for item in items
+        if item.kind != HighlightKind.high
+    ]
+    return Summary(
+        repo=digest.repo,
+        date=digest.start,
+        language=digest.language,
+        title=f"{digest.repo}{words['repo_sep']}{heading}",
+        stats=" | ".join(_figures(labels, counted(week.totals, sums.total), sums.high, sums.medium, sums.low)),
+        highlights_heading=labels.highlights,
+        highlights=tuple(clip(redact(text), HIGHLIGHT_CHARS) for text in highlights[:MAX_HIGHLIGHTS]),
+        items_heading=labels.group_heading.format(
+            emoji=IMPORTANCE_EMOJI["high"], name=labels.importance_names["high"], n=f"{len(high):,}"
+        ),
+        items=tuple(
+            Item(
+                sha=item.short_sha,
+                title=clip(redact(item.text), TITLE_CHARS),
+                line=clip(redact(item.one_line), LINE_CHARS),
+                url=link_target(item.url),
+            )
+            for item in high
+        ),
+        omitted=0,
+        report_label=words["full_report"],
+        report_url=None,
+        dash=labels.dash,
+    )

@@ -1,5 +1,7 @@
 """Any HTTP endpoint: the summary as a JSON object, or the JSON report, signed as GitHub signs its webhooks.
 
+A week's digest goes the same way: its summary (with ``week``), or its JSON.
+
 Each request carries ``X-Repodaily-Delivery``, the SHA-256 of its body: the same
 report sends the same bytes, so a receiver can tell a repeat and drop it — which
 is why, unlike the chat platforms, a request left without an answer is sent
@@ -23,6 +25,7 @@ from repodaily.publish.chat.settings import WebhookSettings
 from repodaily.publish.chat.summary import Summary
 from repodaily.publish.chat.transport import Answer, Outgoing, Verdict
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 __all__ = ["DELIVERY_HEADER", "SIGNATURE_HEADER", "Webhook", "summary_object", "webhook_signature"]
 
@@ -36,21 +39,22 @@ def webhook_signature(body: bytes, secret: str) -> str:
     return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
 
 
-def summary_object(report: DailyReport, summary: Summary) -> dict[str, Any]:
-    """The summary for programs: the day's figures as numbers, texts raw (redacted) for the receiver to escape."""
-    stats = report.stats
+def summary_object(report: DailyReport | WeeklyDigest, summary: Summary) -> dict[str, Any]:
+    """The summary for programs: the day's (or week's) figures as numbers, texts raw (redacted) for the receiver."""
+    if isinstance(report, DailyReport):
+        stats = report.stats
+        figures = {"total": stats.total, "high": stats.high, "medium": stats.medium, "low": stats.low}
+        figures["degraded"] = stats.degraded
+    else:  # a week: its sums, and the ISO week it is
+        figures = {"total": report.total.total, "high": report.total.high, "medium": report.total.medium}
+        figures["low"] = report.total.low
     return {
         "repo": summary.repo,
         "date": summary.date.isoformat(),
+        **({} if isinstance(report, DailyReport) else {"week": report.week}),
         "language": summary.language,
         "title": summary.title,
-        "stats": {
-            "total": stats.total,
-            "high": stats.high,
-            "medium": stats.medium,
-            "low": stats.low,
-            "degraded": stats.degraded,
-        },
+        "stats": figures,
         "highlights": list(summary.highlights),
         "commits": [{"sha": i.sha, "title": i.title, "one_line": i.line, "url": i.url} for i in summary.items],
         "report_url": summary.report_url,
@@ -62,7 +66,7 @@ class Webhook(Platform):
     pace = ()
     idempotent = True
 
-    def prepare(self, report: DailyReport, artefacts: Sequence[Artefact], summary: Summary) -> Build:
+    def prepare(self, report: DailyReport | WeeklyDigest, artefacts: Sequence[Artefact], summary: Summary) -> Build:
         if not isinstance(self.settings, WebhookSettings) or self.settings.payload == "summary":
             body = json_body(summary_object(report, summary))
         else:
@@ -82,11 +86,13 @@ class Webhook(Platform):
         return Verdict.refused(reason)
 
 
-def _report_json(report: DailyReport, artefacts: Sequence[Artefact]) -> str:
+def _report_json(report: DailyReport | WeeklyDigest, artefacts: Sequence[Artefact]) -> str:
     """The JSON artefact as the run rendered it, or rendered here when the run renders Markdown only."""
     for artefact in artefacts:
         if artefact.format == "json":
             return artefact.text
+    if isinstance(report, WeeklyDigest):
+        return report.model_dump_json(indent=2) + "\n"
     from repodaily.render.markdown import render_json
 
     return render_json(report)

@@ -23,11 +23,12 @@ from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import Health, PluginSpec
 from repodaily.publish.base import Delivery, PublishContext
-from repodaily.publish.email.message import build_message
+from repodaily.publish.email.message import build_message, build_week_message
 from repodaily.publish.email.settings import EmailSettings, mailbox
 from repodaily.publish.email.transport import Server, probe, send
 from repodaily.redact import Redactor
 from repodaily.render.base import Artefact
+from repodaily.weekly import WeeklyDigest
 
 __all__ = ["EmailPublisher"]
 
@@ -50,18 +51,25 @@ class EmailPublisher:
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
         message = build_message(report, artefacts, self.settings, self.redact)
+        return await self._send(message, f"{report.repo} {report.date}")
+
+    async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
+        """A weekly e-mail: the week's digest as a day's report is sent."""
+        message = build_week_message(digest, artefacts, self.settings, self.redact)
+        return await self._send(message, f"{digest.repo} {digest.week}")
+
+    async def _send(self, message: EmailMessage, what: str) -> Delivery:
         recipients = [mailbox(recipient) for recipient in self.settings.recipients]
         if self.context.dry_run:
             return Delivery("email", locations=self._where(recipients), preview=self._preview(message))
         sent = await send(self.server, message, recipients, self.redact)
         for address, reply in sent.refused.items():
             log.warning(
-                "email: %s refused the recipient %s (%s); %s %s went to the others",
+                "email: %s refused the recipient %s (%s); %s went to the others",
                 self.settings.target,
                 address,
                 reply,
-                report.repo,
-                report.date,
+                what,
             )
         return Delivery("email", locations=self._where(sent.accepted))
 
