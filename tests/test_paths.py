@@ -102,6 +102,12 @@ def test_path_classes_ignore_case():
     ("path", "name"),
     [
         (".github/workflows/ci.yml", "ci"),
+        (".github/PULL_REQUEST_TEMPLATE/feature.md", "ci"),
+        (".github/CONTRIBUTING.md", "community"),  # the project's own document, shown from .github/
+        (".pre-commit-config.yaml", "tooling"),
+        ("tox.ini", "tooling"),
+        ("changelog/12345.bugfix.rst", "changelog"),
+        ("src/project/newsfragments/12345.feature", "changelog"),
         (".buildkite/test-pipeline.yaml", "ci"),
         ("requirements/test.txt", "ci"),
         ("uv.lock", "lockfile"),
