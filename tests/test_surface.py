@@ -315,6 +315,23 @@ def test_a_dependency_dropped_with_its_last_javascript_import_takes_nothing_from
     assert analysis.flags.breaking is False
 
 
+@pytest.mark.parametrize(
+    ("manifest", "text"),
+    [
+        ("pyproject.toml", '[project]\nname = "engine"\nrequires-python = ">={version}"\n'),
+        ("setup.py", 'setup(\n    name="engine",\n    python_requires=">={version}",\n)\n'),
+    ],
+)
+def test_a_raised_python_floor_is_a_breaking_build_change(repo: Repo, manifest: str, text: str) -> None:
+    repo.change("Package", {manifest: text.format(version="3.8")})
+    analysis = analyse(repo.change("Drop Python 3.8 support", {manifest: text.format(version="3.9")}))
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.build, True)
+    assert [(c.name, c.old, c.new) for c in analysis.surface] == [(c, "3.8", "3.9") for c in _PYTHON_FLOOR[manifest]]
+
+
+_PYTHON_FLOOR = {"pyproject.toml": ["requires-python"], "setup.py": ["python_requires"]}
+
+
 def test_a_lowered_dependency_floor_raises_nothing(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
     commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
