@@ -164,6 +164,25 @@ def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_chan
     assert judge(subject, SOURCE).type == expected
 
 
+@pytest.mark.parametrize(
+    ("path", "old", "new", "expected"),
+    [
+        ("command.go", "// SetOutput is deprecated.", "// Deprecated: use SetOut instead.", ChangeType.docs),
+        ("engine/core/scheduler.py", "# retries twice", "# retries three times", ChangeType.docs),
+        ("src/buf.c", " * the old size", " * the new size", ChangeType.docs),
+        ("src/buf.c", "*out = 0;", "*out = 1;", ChangeType.fix),  # a dereference, not a comment
+        ("engine/core/scheduler.py", "# retries twice", "# type: ignore[arg-type]", ChangeType.fix),  # a directive
+    ],
+)
+def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
+    path: str, old: str, new: str, expected: ChangeType
+) -> None:
+    patch = f"@@ -10,3 +10,3 @@ func f() {{\n context\n-{old}\n+{new}\n"
+    result = judge("Fix the deprecation comment", change(path, text=patch, additions=1, deletions=1))
+    assert result.type == expected
+    assert result.importance == (Importance.low if expected == ChangeType.docs else result.importance)
+
+
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
     lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
     result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)

@@ -6,6 +6,7 @@ Also the order in which a report names them (:func:`ranked_files`,
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -33,7 +34,7 @@ class Files:
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
-    classes = [rules.path_table.classify(f.path, binary=f.binary) for f in files]
+    classes = [_class_of(f, rules) for f in files]
     counted = [i for i, name in enumerate(classes) if not rules.path_rules(name).ignorable] or list(range(len(files)))
     lines: Counter[str] = Counter()
     for i in counted:
@@ -49,6 +50,35 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
     return Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules), core_lines, core_path)
+
+
+#: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).
+COMMENTS = "comments"
+
+
+def _class_of(file: ContextFile, rules: RuleSet) -> str:
+    """The file's path class; a code file whose patch changes only comments is of the comments class."""
+    name = rules.path_table.classify(file.path, binary=file.binary)
+    if rules.path_rules(name).type is None and COMMENTS in rules.paths and _comments_only(file):
+        return COMMENTS
+    return name
+
+
+#: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
+#: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
+_DIRECTIVE = re.compile(
+    r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
+    r"|prettier-ignore|rubocop:|clang-format|NOLINT|fmt:\s*(off|on|skip)|isort:|pragma|go:(build|generate|embed|linkname)"
+    r"|\+build|SPDX-License-Identifier)",
+)
+_COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+
+
+def _comments_only(file: ContextFile) -> bool:
+    """The patch changes lines, every one of them a comment or blank: the code reads as it did."""
+    signed = [line for line in file.text.splitlines() if line.startswith(("+", "-"))]
+    code = [line[1:].strip() for line in signed if not line.startswith(("+++", "---")) and line[1:].strip()]
+    return bool(code) and all(_COMMENT.match(line) and not _DIRECTIVE.search(line) for line in code)
 
 
 def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
