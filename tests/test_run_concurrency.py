@@ -50,7 +50,7 @@ class _OneDaySource:
 
     def open(self) -> Opened:
         if self.gate is not None:
-            self.gate.wait(WAIT_S)  # BrokenBarrierError unless another repository is opened meanwhile
+            self.gate.wait()  # BrokenBarrierError unless another repository is opened within its timeout
         return Opened(name=None, branch="main")
 
     def collect_days(self, windows: Sequence[Window]) -> Iterator[tuple[int, list[Commit]]]:
@@ -122,14 +122,14 @@ def _run(config: Config, **pipeline: object) -> list[str | None]:
 def test_repositories_are_read_at_once_on_worker_threads(
     one_day_source: type[_OneDaySource], tmp_path: Path, at_once: int
 ) -> None:
-    one_day_source.gate = threading.Barrier(2)
+    one_day_source.gate = threading.Barrier(2, timeout=WAIT_S)
     config = _config(tmp_path, 2, at_once=at_once)
     assert _run(config) == [None, None]
     assert len(list((tmp_path / "reports").rglob("*.md"))) == 2
 
 
 def test_one_repository_at_a_time_is_what_the_setting_says(one_day_source: type[_OneDaySource], tmp_path: Path) -> None:
-    one_day_source.gate = threading.Barrier(2)
+    one_day_source.gate = threading.Barrier(2, timeout=1.0)  # long enough to fail; no second comes while it waits
     errors = _run(_config(tmp_path, 2, at_once=1))
     assert errors[0] is not None  # the first repository waited alone for a second that never came
     assert errors[1] is not None
@@ -158,28 +158,29 @@ def _open_descriptors() -> set[str]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts descriptors through /proc")
-def test_many_git_repositories_at_once_leave_no_descriptor_open(tmp_path: Path) -> None:
-    days = [DAY - timedelta(days=n) for n in range(3)]
-    repos = []
-    for n in range(12):
+def test_a_hundred_repositories_for_a_week_leave_no_descriptor_open(tmp_path: Path) -> None:
+    """The soak of `bench/soak_bench.py` in small: 100 configured repositories (over 4 clones) × 7 days."""
+    days = [DAY - timedelta(days=n) for n in range(7)]
+    clones = []
+    for n in range(4):
         builder = RepoBuilder(tmp_path / f"repo-{n}")
         for day in days:
             builder.commit(
                 f"Add part {day}", when=datetime.combine(day, time(12), tzinfo=UTC), files={"a.py": f"{day}"}
             )
-        repos.append({"name": f"owner/repo-{n:03d}", "path": str(builder.path)})
+        clones.append(str(builder.path))
     config = Config.model_validate(
         {
             "timezone": "UTC",
             "cache_dir": str(tmp_path / "cache"),
             "output": {"dir": str(tmp_path / "reports")},
             "analyzer": {"name": "heuristic"},
-            "repos": repos,
+            "repos": [{"name": f"owner/repo-{n:03d}", "path": clones[n % 4]} for n in range(100)],
         }
     )
     before = _open_descriptors()
     with Store(config.cache_path) as store:
         summary = asyncio.run(Pipeline(config, store).run(config.repos, days))
-    assert [o.error for o in summary.outcomes] == [None] * 12
-    assert len(list((tmp_path / "reports").rglob("*.md"))) == 36
+    assert [o.error for o in summary.outcomes] == [None] * 100
+    assert len(list((tmp_path / "reports").rglob("*.md"))) == 700
     assert _open_descriptors() - before == set()
