@@ -3,11 +3,27 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["llm_server"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_home_for_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep the user's home and cache out of module- and session-scoped fixtures too.
+
+    They are made before each test's own isolation below, so without this a fixture
+    that runs the CLI once for a module would write the user's own store.
+    """
+    root = tmp_path_factory.mktemp("session-home")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(root / "home"))
+        patch.setenv("XDG_CACHE_HOME", str(root / "xdg-cache"))
+        patch.delenv("REPODAILY_CONFIG", raising=False)
+        yield
 
 
 @pytest.fixture(autouse=True)
