@@ -12,7 +12,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 RESULTS_DIR = Path(__file__).parent / "results"
 
@@ -56,10 +56,10 @@ class Measured:
     peak_rss: int  # bytes
 
 
-def measure(argv: list[str], env: dict[str, str] | None = None) -> Measured:
-    """Run ``argv`` to its end, output discarded, and measure it."""
+def measure(argv: list[str], env: dict[str, str] | None = None, stdout: IO[bytes] | None = None) -> Measured:
+    """Run ``argv`` to its end and measure it; its output goes to ``stdout``, else nowhere."""
     started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(argv, env=env, stdout=stdout or subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
