@@ -297,12 +297,24 @@ def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:
 
 
 def _context_file(file: _File) -> ContextFile:
-    described = file.change.model_dump(include=_DESCRIBED)
-    return ContextFile(**described, category=file.category, coverage=file.coverage, text=file.text)
+    # Built, unvalidated, from a validated FileChange and this module's own enums and text:
+    # validating them again cost more than planning the budget.
+    change = file.change
+    return ContextFile.model_construct(
+        path=change.path,
+        old_path=change.old_path,
+        status=change.status,
+        category=file.category,
+        additions=change.additions,
+        deletions=change.deletions,
+        binary=change.binary,
+        coverage=file.coverage,
+        text=file.text,
+    )
 
 
 def _receipt(file: _File) -> FileReceipt:
-    return FileReceipt(
+    return FileReceipt.model_construct(
         path=file.change.path,
         category=file.category,
         coverage=file.coverage,
