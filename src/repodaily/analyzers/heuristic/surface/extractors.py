@@ -268,8 +268,12 @@ class Extractor:
 def _holds(*words: str, lower: bool = False) -> Callable[[str, str], bool]:
     """Whether a patch (lower-cased with ``lower``) holds any of ``words``."""
     if lower:
-        return lambda _, patch: any(word in patch.lower() for word in words)
-    return lambda _, patch: any(word in patch for word in words)
+        return lambda _, patch: _any_in(words, patch.lower())
+    return lambda _, patch: _any_in(words, patch)
+
+
+def _any_in(words: tuple[str, ...], text: str) -> bool:
+    return any(word in text for word in words)
 
 
 def _finds(pattern: str) -> Callable[[str, str], bool]:
