@@ -8,6 +8,7 @@ decided by comparing both sides (:mod:`.compare`), never here.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from collections.abc import Callable, Iterator
@@ -25,6 +26,10 @@ class Found:
     name: str
     value: str | None = None
     replacement: str | None = None
+
+
+#: Each extractor asks what a path is for every side of every hunk of its file; the answers are remembered.
+_PATHS_REMEMBERED = 4096
 
 
 def _value(text: str | None) -> str | None:
@@ -72,6 +77,7 @@ _ENV_ENTRY = re.compile(r"""^\s*["'](?P<name>[A-Z][A-Z0-9_]{2,})["']\s*:""", re.
 _ENV_FILE = re.compile(r"(^|/)_?(envs?|environment)\.\w+$")
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def env_file(path: str) -> bool:
     """A module that tables a project's environment variables (``envs.py``, ``env.py``, ``environment.py``)."""
     return _ENV_FILE.search(path) is not None
@@ -94,6 +100,7 @@ _FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<val
 _CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.py$)")
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def config_file(path: str) -> bool:
     """A Python module of configuration classes: its fields are keys users set, and their defaults."""
     return path.endswith(".py") and _CONFIG_PATH.search(path) is not None
@@ -186,6 +193,7 @@ _PUBLIC = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def public_module(path: str) -> bool:
     """A module users import: no path part is private (``_x``), ``__init__`` aside."""
     return not any(part.startswith("_") and not part.startswith("__init__.") for part in path.split("/"))
@@ -282,6 +290,14 @@ def _finds(pattern: str) -> Callable[[str, str], bool]:
     return lambda _, patch: regex.search(patch) is not None
 
 
+_ARCH_WORD = re.compile("For[A-Z]")
+
+
+def _registry_words(_: str, patch: str) -> bool:
+    """Whether a patch holds what one of the three registry patterns does (substrings first: they are cheaper)."""
+    return "Platform" in patch or "ackend" in patch or _ARCH_WORD.search(patch) is not None
+
+
 # What starts a line of a side where `_PUBLIC` matches: a line break (any `str.splitlines` splits at),
 # the line's diff marker, then the first word the pattern takes.
 _TOP_LEVEL = _finds(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029][-+ ](?:async|def|class|pub|export|func)")
@@ -294,7 +310,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(config_keys, lambda path, _: config_file(path)),
     Extractor(http_routes, _holds("'/", '"/')),
     Extractor(metrics, _holds(*_METRIC_WORDS)),
-    Extractor(registry_entries, _finds("For[A-Z]|Platform|ackend")),  # what each of its three patterns holds
+    Extractor(registry_entries, _registry_words),
     Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )
