@@ -299,18 +299,8 @@ def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:
 def _context_file(file: _File) -> ContextFile:
     # Built, unvalidated, from a validated FileChange and this module's own enums and text:
     # validating them again cost more than planning the budget.
-    change = file.change
-    return ContextFile.model_construct(
-        path=change.path,
-        old_path=change.old_path,
-        status=change.status,
-        category=file.category,
-        additions=change.additions,
-        deletions=change.deletions,
-        binary=change.binary,
-        coverage=file.coverage,
-        text=file.text,
-    )
+    described = {name: getattr(file.change, name) for name in _DESCRIBED}
+    return ContextFile.model_construct(**described, category=file.category, coverage=file.coverage, text=file.text)
 
 
 def _receipt(file: _File) -> FileReceipt:
