@@ -114,8 +114,8 @@ def _hinted(rule: SecurityIdiom, changed: str) -> bool:
 
 def _may_match(rule: SecurityIdiom, added: str, removed: str) -> bool:
     """Whether every ``added`` and ``removed`` pattern of ``rule`` matches some line of the commit at all."""
-    return all(regex.search(added) for regex in rule.regexes["added"]) and all(
-        regex.search(removed) for regex in rule.regexes["removed"]
+    return all(regex.search(added) for regex in rule.first_scan["added"]) and all(
+        regex.search(removed) for regex in rule.first_scan["removed"]
     )
 
 
