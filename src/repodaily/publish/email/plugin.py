@@ -23,6 +23,7 @@ from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import Health, PluginSpec
 from repodaily.publish.base import Delivery, PublishContext
+from repodaily.publish.email.message import build_message
 from repodaily.publish.email.settings import EmailSettings, mailbox
 from repodaily.publish.email.transport import Server, probe, send
 from repodaily.redact import Redactor
@@ -48,9 +49,6 @@ class EmailPublisher:
         return self.context.redact(self._own(text))
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
-        # Imported when a report is mailed: its Markdown parser costs every other run's start.
-        from repodaily.publish.email.message import build_message
-
         message = build_message(report, artefacts, self.settings, self.redact)
         recipients = [mailbox(recipient) for recipient in self.settings.recipients]
         if self.context.dry_run:
