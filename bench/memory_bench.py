@@ -16,23 +16,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
-import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from results import RESULTS_DIR, history_args, history_parser, write_results
-
-
-def _measure(argv: list[str], env: dict[str, str]) -> tuple[int, float, int]:
-    """(exit status, wall seconds, peak RSS in bytes) of one child process."""
-    started = time.perf_counter()
-    child = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    return child.returncode, time.perf_counter() - started, usage.ru_maxrss * 1024  # Linux reports KiB
+from results import RESULTS_DIR, history_args, history_parser, measure, write_results
 
 
 def _git_log(repo: str, first: date, last: date) -> list[str]:
@@ -69,8 +58,9 @@ def main() -> int:
             report = [sys.executable, "-m", "repodaily", "report", args.repo, "--name", args.name]
             report += ["--since", str(first), "--until", str(last), "--timezone", args.timezone]
             report += ["--analyzer", "heuristic", "--format", "md", "--format", "json", "--output", scratch + "/out"]
-            git_status, git_s, git_rss = _measure(_git_log(args.repo, first, last), env)
-            status, wall_s, rss = _measure(report, env)
+            git, backfill = measure(_git_log(args.repo, first, last), env), measure(report, env)
+            git_status, git_s, git_rss = git.status, git.wall_s, git.peak_rss
+            status, wall_s, rss = backfill.status, backfill.wall_s, backfill.peak_rss
             written = sorted(Path(scratch, "out").rglob("*.json"))
             commits = sum(json.loads(p.read_text(encoding="utf-8"))["stats"]["total"] for p in written)
         rows.append(

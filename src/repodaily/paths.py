@@ -54,6 +54,8 @@ __all__ = ["Globs", "PathClass", "PathTable", "check_globs", "packaged_path_clas
 PATHS_FILE = "paths.toml"
 
 _NEVER_READ = frozenset({FileCategory.generated, FileCategory.binary})
+#: How many paths' classes a table remembers: more than a year of a busy repository touches.
+_REMEMBERED = 16_384
 _FLAGS = re.IGNORECASE | re.DOTALL
 
 
@@ -128,10 +130,16 @@ class _Claims:
     A full match tries the alternatives in order, so the first class wins, and
     ``lastgroup`` names it; name globs read the file name before the NUL of
     :func:`_subject` instead of searching the path for its last ``/``. Both keep
-    classing a path to a few microseconds.
+    classing a path to a few microseconds, and each answer is remembered: the
+    stages ask about the same paths again and again (every stage of a commit,
+    every commit that touches a busy file), and a backfill's regex runs would
+    otherwise add up to more than its rules. The memory is bounded
+    (:data:`_REMEMBERED` paths, forgotten all at once when full), so a long
+    backfill stays flat.
     """
 
     def __init__(self, classes: Iterable[tuple[str, PathClass]]) -> None:
+        self._known: dict[str, str | None] = {}
         self._names: list[str] = []
         groups: list[str] = []
         for name, path_class in classes:
@@ -142,10 +150,16 @@ class _Claims:
         self._regex = re.compile("|".join(groups), _FLAGS) if groups else None
 
     def first(self, path: str) -> str | None:
+        try:
+            return self._known[path]
+        except KeyError:
+            pass
+        if len(self._known) >= _REMEMBERED:
+            self._known.clear()
         match = self._regex.fullmatch(_subject(path)) if self._regex is not None else None
-        if match is None or match.lastgroup is None:
-            return None
-        return self._names[int(match.lastgroup[1:])]
+        name = None if match is None or match.lastgroup is None else self._names[int(match.lastgroup[1:])]
+        self._known[path] = name
+        return name
 
 
 def _subject(path: str) -> str:

@@ -297,12 +297,14 @@ def _clip(patch: str, patch_tokens: int, budget: int) -> tuple[str, int] | None:
 
 
 def _context_file(file: _File) -> ContextFile:
-    described = file.change.model_dump(include=_DESCRIBED)
-    return ContextFile(**described, category=file.category, coverage=file.coverage, text=file.text)
+    # Built, unvalidated, from a validated FileChange and this module's own enums and text:
+    # validating them again cost more than planning the budget.
+    described = {name: getattr(file.change, name) for name in _DESCRIBED}
+    return ContextFile.model_construct(**described, category=file.category, coverage=file.coverage, text=file.text)
 
 
 def _receipt(file: _File) -> FileReceipt:
-    return FileReceipt(
+    return FileReceipt.model_construct(
         path=file.change.path,
         category=file.category,
         coverage=file.coverage,

@@ -88,6 +88,8 @@ _CELL_CONTEXT = re.compile(
     _AUTOLINK + r"|(?<=\])\(" + r"|(?<=\[)\^" + r"|&(?=#[0-9]+;|#[xX][0-9a-fA-F]+;|[A-Za-z][A-Za-z0-9]*;)" + r"|\\\Z"
 )
 _PROSE_CONTEXT = re.compile(_AUTOLINK)
+# What every match of _AUTOLINK holds: "//", "@", or a "w" before the dot of "www.".
+_AUTOLINK_MARKS = ("//", "@", "w.", "W.")
 _INLINE_ALWAYS = frozenset("\\`[]^|&<>")  # "^": after a template's "[", a footnote
 _PLAIN_ALWAYS = _INLINE_ALWAYS | frozenset("*_~")
 _CELL_ALWAYS = frozenset("`<>")
@@ -162,7 +164,7 @@ def _units(text: str, *, backslash_escapes: bool) -> list[_Unit]:
 def _respell(units: list[_Unit], always: frozenset[str], context: re.Pattern[str]) -> str:
     """The units with every character in ``always``, or where ``context`` matches, in its inert spelling."""
     shown = "".join(_NOT_TEXT if unit.shown is None else unit.shown for unit in units)
-    marked = {match.start() for match in context.finditer(shown)}
+    marked = _marked(shown, context)
     return "".join(
         _INERT[char] if char in always or index in marked else unit.source
         for index, (unit, char) in enumerate(zip(units, shown))
@@ -176,10 +178,17 @@ def _respell_characters(text: str, always: frozenset[str], context: re.Pattern[s
     of such lines, and building a unit per character cost more than the rest of
     rendering.
     """
-    marked = {match.start() for match in context.finditer(text)}
+    marked = _marked(text, context)
     if not marked:
         return text.translate(_inert_table(always))
     return "".join(_INERT[char] if char in always or index in marked else char for index, char in enumerate(text))
+
+
+def _marked(shown: str, context: re.Pattern[str]) -> set[int]:
+    """Where ``context`` matches ``shown``; prose is not scanned when it holds nothing an autolink needs."""
+    if context is _PROSE_CONTEXT and not any(mark in shown for mark in _AUTOLINK_MARKS):
+        return set()
+    return {match.start() for match in context.finditer(shown)}
 
 
 @functools.cache

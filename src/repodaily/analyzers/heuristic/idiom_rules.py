@@ -78,3 +78,16 @@ class SecurityIdiom(Strict):
     def regexes(self) -> dict[str, list[re.Pattern[str]]]:
         """Each condition's patterns, compiled case-sensitively and line by line."""
         return {name: [re.compile(p, re.MULTILINE) for p in getattr(self, name)] for name in _PATTERNS}
+
+    @cached_property
+    def first_scan(self) -> dict[str, list[re.Pattern[str]]]:
+        """The ``added`` and ``removed`` patterns for a first scan of a whole commit, before its hunks.
+
+        A leading ``\\b`` is left out: it only narrows where a match may start, so the
+        scan finds at least what the pattern does, and without it the search can skip
+        ahead to the word after it instead of trying every position.
+        """
+        return {
+            name: [re.compile(p.removeprefix("\\b"), re.MULTILINE) for p in getattr(self, name)]
+            for name in ("added", "removed")
+        }

@@ -27,7 +27,7 @@ from repodaily.analyzers.heuristic.prose import clip
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.surface.sides import hunks
-from repodaily.models import ChangeType, FileStatus
+from repodaily.models import ChangeType, ContextFile, FileStatus
 
 __all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
 
@@ -86,10 +86,7 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
         if rules.path_rules(name).type == wanted and f.text and (kind == "build" or f.status != FileStatus.added)
     ]
     # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
-    lines = {
-        kind: tuple("\n".join(line for f, k in read if k == kind for line in _signed(f.text, sign)) for sign in "+-")
-        for kind in kinds
-    }
+    lines = {kind: tuple(_changed_text([f for f, k in read if k == kind], sign) for sign in "+-") for kind in kinds}
     lowered = {kind: "\n".join(texts).lower() for kind, texts in lines.items()}
     candidates = {
         name: rule
@@ -117,8 +114,8 @@ def _hinted(rule: SecurityIdiom, changed: str) -> bool:
 
 def _may_match(rule: SecurityIdiom, added: str, removed: str) -> bool:
     """Whether every ``added`` and ``removed`` pattern of ``rule`` matches some line of the commit at all."""
-    return all(regex.search(added) for regex in rule.regexes["added"]) and all(
-        regex.search(removed) for regex in rule.regexes["removed"]
+    return all(regex.search(added) for regex in rule.first_scan["added"]) and all(
+        regex.search(removed) for regex in rule.first_scan["removed"]
     )
 
 
@@ -158,6 +155,16 @@ def _changed(
 
 def _signed(text: str, sign: str) -> Iterator[str]:
     return (line[1:] for line in signed_lines(text, sign))
+
+
+def _changed_text(files: list[ContextFile], sign: str) -> str:
+    """The lines of ``files`` that ``sign`` begins, without it, one text: :func:`_signed`'s lines joined.
+
+    Every "\\n" of the joined lines stands between two of them, each starting with ``sign``,
+    so one replace takes the signs off every line at once.
+    """
+    joined = "\n".join("\n".join(lines) for f in files if (lines := signed_lines(f.text, sign)))
+    return joined[1:].replace("\n" + sign, "\n")
 
 
 def _hunks(text: str, added: set[str], removed: set[str]) -> list[_Hunk]:

@@ -21,14 +21,17 @@ from dataclasses import dataclass, field
 
 __all__ = ["Outline", "read_outline"]
 
-_MODIFIERS = (
-    r"(?:(?:export|default|pub(?:\([\w:]+\))?|public|private|protected|internal|static|async|abstract|final"
-    r"|override|virtual|inline|unsafe|extern)\s+)*"
+_MODIFIER_WORDS = (
+    r"export|default|pub(?:\([\w:]+\))?|public|private|protected|internal|static|async|abstract|final"
+    r"|override|virtual|inline|unsafe|extern"
 )
+_KEYWORDS = "def|class|fn|func|function|struct|enum|trait|interface|impl|module"
 _DEFINITION = re.compile(
-    rf"^(?P<indent>\s*){_MODIFIERS}(?P<keyword>def|class|fn|func|function|struct|enum|trait|interface|impl|module)"
+    rf"^(?P<indent>\s*)(?:(?:{_MODIFIER_WORDS})\s+)*(?P<keyword>{_KEYWORDS})"
     r"\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)"
 )
+#: The letters a definition's first word (a modifier or the keyword) can start with: where the pattern is tried.
+_DEFINITION_INITIALS = frozenset(word[0] for word in f"{_MODIFIER_WORDS}|{_KEYWORDS}".split("|"))
 # A C-like function in a hunk header: a return type, then the name and its parenthesis, not a statement.
 _C_FUNCTION = re.compile(r"^[A-Za-z_][\w:<>,*&\s]*?[\s*&](?P<name>[A-Za-z_]\w*(?:::~?\w+)*)\s*\((?!.*;\s*$)")
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "else", "do", "case", "new"})
@@ -81,13 +84,14 @@ def read_outline(patches: list[str]) -> Outline:
     for patch in patches:
         scope = _Scope()
         for line in patch.splitlines():
-            if header := _HEADER.match(line):
+            if line.startswith("@@") and (header := _HEADER.match(line)):
                 scope = _header_scope(header.group("context"))
                 continue
             sign, text = line[:1], line[1:]
             if not sign or sign not in "+- " or line.startswith(("+++", "---")):
                 continue
-            if definition := _DEFINITION.match(text):
+            # The pattern is tried only where a definition's first word could begin.
+            if text.lstrip()[:1] in _DEFINITION_INITIALS and (definition := _DEFINITION.match(text)):
                 name = _enter(scope, definition)
                 if sign != " ":
                     (added if sign == "+" else removed)[name] = None

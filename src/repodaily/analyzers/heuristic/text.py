@@ -394,24 +394,29 @@ def _groups(
     ``split_replaced``, removals that name a replacement form a group apart
     from those that do not, as they call for other advice.
     """
-    seen: Counter[tuple[object, ...]] = Counter()
-    groups: dict[tuple[SurfaceKind, SurfaceAction, bool], list[SurfaceChange]] = {}
-    for change in surface:
-        seen[_wherever(change)] += 1
-        if seen[_wherever(change)] > 1:
+    wherever = [_wherever(change) for change in surface]  # each change's, once: a dump is not cheap
+    seen = Counter(wherever)
+    first: set[tuple[object, ...]] = set()
+    groups: dict[tuple[SurfaceKind, SurfaceAction, bool], list[tuple[SurfaceChange, int]]] = {}
+    for change, where in zip(surface, wherever, strict=True):
+        if where in first:
             continue
+        first.add(where)
         replaced = split_replaced and change.change == SurfaceAction.removed and bool(change.replacement)
-        groups.setdefault((change.kind, change.change, replaced), []).append(change)
+        groups.setdefault((change.kind, change.change, replaced), []).append((change, -seen[where]))
     kinds = list(SurfaceKind)
 
     def rank(key: tuple[SurfaceKind, SurfaceAction, bool]) -> tuple[bool, int, int, bool]:
         kind, action, replaced = key
         return (kind == SurfaceKind.public_api, _ACTION_ORDER.index(action), kinds.index(kind), not replaced)
 
-    def often(change: SurfaceChange) -> int:
-        return -seen[_wherever(change)]
+    def often(item: tuple[SurfaceChange, int]) -> int:
+        return item[1]
 
-    return [(kind, action, sorted(groups[kind, action, r], key=often)) for kind, action, r in sorted(groups, key=rank)]
+    return [
+        (kind, action, [change for change, _ in sorted(groups[kind, action, r], key=often)])
+        for kind, action, r in sorted(groups, key=rank)
+    ]
 
 
 def _wherever(change: SurfaceChange) -> tuple[object, ...]:

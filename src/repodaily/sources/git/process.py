@@ -116,6 +116,30 @@ def git_reason(stderr: bytes) -> str:
     return redact_credentials(reasons[0]) if reasons else "no message from git"
 
 
+#: How much git may write ahead of its reader: a day or two of a busy repository's diffs.
+_PIPE_BYTES = 1 << 20
+
+
+def _widen(pipe: IO[bytes]) -> None:
+    """Let git write up to :data:`_PIPE_BYTES` ahead of us, where the system allows (Linux).
+
+    A reader that analyses one day before it reads the next would otherwise leave
+    git waiting on a full 64 KiB pipe, then wait on git in turn: git's work and
+    ours would take turns instead of overlapping.
+    """
+    try:
+        import fcntl  # POSIX only
+    except ImportError:
+        return
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)  # Linux only
+    if set_size is None:
+        return
+    try:
+        fcntl.fcntl(pipe.fileno(), set_size, _PIPE_BYTES)
+    except OSError:
+        pass  # above the system's limit for us: git still runs, only less far ahead
+
+
 class GitProcess:
     """A running git whose stdout is read as it comes.
 
@@ -141,6 +165,7 @@ class GitProcess:
             self._feed(stdin)
         assert self._process.stdout is not None
         self.stdout: IO[bytes] = self._process.stdout
+        _widen(self.stdout)
 
     def _feed(self, data: bytes) -> None:
         """Write all of stdin up front: git reads every revision before it prints anything."""

@@ -57,9 +57,10 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
         if kind is not None:
             continue
         source.append(file)
-        for side in sides(file.path, file.text):
+        extractors = [extractor.read for extractor in EXTRACTORS if extractor.wanted(file.path, file.text)]
+        for side in sides(file.path, file.text) if extractors else ():
             seen = before if side.before else after
-            for extract in EXTRACTORS:
+            for extract in extractors:
                 for found in extract(side):
                     seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
     changes = dependency_changes(manifests, source, rules) + _compare(before, after)

@@ -8,6 +8,7 @@ decided by comparing both sides (:mod:`.compare`), never here.
 
 from __future__ import annotations
 
+import functools
 import keyword
 import re
 from collections.abc import Callable, Iterator
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
-__all__ = ["EXTRACTORS", "Found", "config_file", "env_file", "public_module"]
+__all__ = ["EXTRACTORS", "Extractor", "Found", "config_file", "env_file", "public_module"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,10 @@ class Found:
     name: str
     value: str | None = None
     replacement: str | None = None
+
+
+#: Each extractor asks what a path is for every side of every hunk of its file; the answers are remembered.
+_PATHS_REMEMBERED = 4096
 
 
 def _value(text: str | None) -> str | None:
@@ -72,6 +77,7 @@ _ENV_ENTRY = re.compile(r"""^\s*["'](?P<name>[A-Z][A-Z0-9_]{2,})["']\s*:""", re.
 _ENV_FILE = re.compile(r"(^|/)_?(envs?|environment)\.\w+$")
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def env_file(path: str) -> bool:
     """A module that tables a project's environment variables (``envs.py``, ``env.py``, ``environment.py``)."""
     return _ENV_FILE.search(path) is not None
@@ -94,6 +100,7 @@ _FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<val
 _CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.py$)")
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def config_file(path: str) -> bool:
     """A Python module of configuration classes: its fields are keys users set, and their defaults."""
     return path.endswith(".py") and _CONFIG_PATH.search(path) is not None
@@ -161,13 +168,14 @@ _METRIC_CALL = re.compile(
     r"(?:\b(?:Counter|Gauge|Histogram|Summary)|_(?:counter|gauge|histogram)_cls|"
     r"\bcreate_(?:counter|gauge|histogram|up_down_counter)|\bregister_\w*(?:counter|gauge|histogram)\w*!)\s*\("
 )
+_METRIC_WORDS = ("ounter", "auge", "istogram", "Summary")
 _METRIC_NAME = re.compile(r"""^\s*(?:name\s*=\s*)?["'](?P<name>[a-zA-Z_:][\w:.]*)["']""")
 _METRIC_KEYWORD = re.compile(r"""\bname\s*=\s*["'](?P<name>[a-zA-Z_:][\w:.]*)["']""")
 
 
 def metrics(side: Side) -> Iterator[Found]:
     """Metrics registered by name, read from the constructor call's first argument or its ``name=``."""
-    if not any(word in side.text for word in ("ounter", "auge", "istogram", "Summary")):
+    if not any(word in side.text for word in _METRIC_WORDS):
         return
     for call in _METRIC_CALL.finditer(side.text):
         args = balanced(side.text, call.end())
@@ -185,6 +193,7 @@ _PUBLIC = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def public_module(path: str) -> bool:
     """A module users import: no path part is private (``_x``), ``__init__`` aside."""
     return not any(part.startswith("_") and not part.startswith("__init__.") for part in path.split("/"))
@@ -250,14 +259,58 @@ def _subjects(text: str) -> Iterator[str]:
             yield next(group for group in match.groups() if group)
 
 
+@dataclass(frozen=True)
+class Extractor:
+    """An extractor, and whether a file (its path, its whole patch) may hold anything it reads.
+
+    ``wanted`` asks of the file what the extractor's own first test asks of one
+    side of a hunk; a side's text is the patch's lines less their first
+    character, so a word no line of the patch holds is on no side either, and a
+    file no extractor wants is not cut into sides at all.
+    """
+
+    read: Callable[[Side], Iterator[Found]]
+    wanted: Callable[[str, str], bool]
+
+
+def _holds(*words: str, lower: bool = False) -> Callable[[str, str], bool]:
+    """Whether a patch (lower-cased with ``lower``) holds any of ``words``."""
+    if lower:
+        return lambda _, patch: _any_in(words, patch.lower())
+    return lambda _, patch: _any_in(words, patch)
+
+
+def _any_in(words: tuple[str, ...], text: str) -> bool:
+    return any(word in text for word in words)
+
+
+def _finds(pattern: str) -> Callable[[str, str], bool]:
+    """Whether ``pattern`` is found anywhere in a patch."""
+    regex = re.compile(pattern)
+    return lambda _, patch: regex.search(patch) is not None
+
+
+_ARCH_WORD = re.compile("For[A-Z]")
+
+
+def _registry_words(_: str, patch: str) -> bool:
+    """Whether a patch holds what one of the three registry patterns does (substrings first: they are cheaper)."""
+    return "Platform" in patch or "ackend" in patch or _ARCH_WORD.search(patch) is not None
+
+
+# What starts a line of a side where `_PUBLIC` matches: a line break (any `str.splitlines` splits at),
+# the line's diff marker, then the first word the pattern takes.
+_TOP_LEVEL = _finds(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029][-+ ](?:async|def|class|pub|export|func)")
+
+
 #: Every extractor of source files; dependency floors are read from manifests apart (:mod:`.floors`).
-EXTRACTORS: tuple[Callable[[Side], Iterator[Found]], ...] = (
-    cli_options,
-    env_vars,
-    config_keys,
-    http_routes,
-    metrics,
-    registry_entries,
-    public_api,
-    deprecations,
+EXTRACTORS: tuple[Extractor, ...] = (
+    Extractor(cli_options, _holds("--")),
+    Extractor(env_vars, lambda path, patch: env_file(path) or _holds(*_ENV_WORDS)(path, patch)),
+    Extractor(config_keys, lambda path, _: config_file(path)),
+    Extractor(http_routes, _holds("'/", '"/')),
+    Extractor(metrics, _holds(*_METRIC_WORDS)),
+    Extractor(registry_entries, _registry_words),
+    Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
+    Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )
