@@ -183,6 +183,14 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
     assert result.importance == (Importance.low if expected == ChangeType.docs else result.importance)
 
 
+@pytest.mark.parametrize(
+    "subject", ["Import ssl on demand", "Defer imports on the cold import path", "Load plugins lazily"]
+)
+def test_work_put_off_until_needed_is_a_performance_change(subject: str) -> None:
+    edit = "@@ -1,3 +1,4 @@\n-import ssl\n+def _ssl():\n+    import ssl\n+    return ssl\n"
+    assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
+
+
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
     lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
     result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)
