@@ -332,6 +332,32 @@ def test_a_raised_python_floor_is_a_breaking_build_change(repo: Repo, manifest: 
 _PYTHON_FLOOR = {"pyproject.toml": ["requires-python"], "setup.py": ["python_requires"]}
 
 
+_INIT = '"""The package."""\nfrom ._client import Client\n\n__all__ = [\n    "Client",\n{extra}]\n'
+
+
+def test_a_name_the_package_root_newly_exports_is_a_high_feature(repo: Repo) -> None:
+    repo.change("Package", {"engine/__init__.py": _INIT.format(extra=""), "engine/_auth.py": "class Auth: ...\n"})
+    grown = {
+        "engine/__init__.py": _INIT.format(extra='    "NetRCAuth",\n'),
+        "engine/_auth.py": "class NetRCAuth: ...\n",
+    }
+    analysis = analyse(repo.change("Read credentials from netrc", grown))
+    assert (analysis.type, analysis.importance, analysis.flags.user_facing) == (ChangeType.feat, Importance.high, True)
+    assert "`NetRCAuth`" in analysis.importance_reason
+
+
+def test_a_name_the_package_root_stops_exporting_is_breaking(repo: Repo) -> None:
+    repo.change("Package", {"engine/__init__.py": _INIT.format(extra='    "NetRCAuth",\n')})
+    analysis = analyse(repo.change("Tidy the package", {"engine/__init__.py": _INIT.format(extra="")}))
+    assert analysis.flags.breaking and analysis.importance in (Importance.medium, Importance.high)
+
+
+def test_a_new_definition_in_a_submodule_is_not_a_new_public_api(repo: Repo) -> None:
+    repo.change("Package", {"engine/models/llama.py": "class Llama: ...\n"})
+    grown = {"engine/models/llama.py": "class Llama: ...\n\n\nclass LlamaAttention: ...\n"}
+    assert analyse(repo.change("Tidy models", grown)).importance != Importance.high
+
+
 def test_a_lowered_dependency_floor_raises_nothing(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
     commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.28")})

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
-from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceKind
+from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 from repodaily.paths import Globs, PathClass, check_globs
 
 __all__ = [
@@ -275,3 +275,21 @@ class SurfaceRule(Strict):
     breaking: bool = False
     user_facing: bool | None = None
     min_importance: Importance | None = None
+    paths: list[str] = Field(default_factory=list, description="Globs of the files it reads; none: every file.")
+
+    @field_validator("paths")
+    @classmethod
+    def _check_paths(cls, value: list[str]) -> list[str]:
+        return check_globs(value)
+
+    @cached_property
+    def _paths(self) -> Globs:
+        return Globs(self.paths)
+
+    def reads(self, change: SurfaceChange) -> bool:
+        """Whether ``change`` is of this rule's kinds and actions, in a file it reads."""
+        return (
+            change.kind in self.kinds
+            and change.change in self.actions
+            and (not self.paths or self._paths.matches(change.path))
+        )

@@ -209,6 +209,21 @@ def public_api(side: Side) -> Iterator[Found]:
             yield Found(SurfaceKind.public_api, name)
 
 
+#: A Python package's root module: ``pkg/__init__.py`` or ``src/pkg/__init__.py``.
+_PACKAGE_ROOT = re.compile(r"(?:src/)?[A-Za-z_]\w*/__init__\.py")
+#: A name a root module declares public: an entry of its ``__all__`` on a line of its own ("Name",).
+#: Its imports are not counted: a name moved behind a lazy ``__getattr__`` is still offered.
+_ALL_ENTRY = re.compile(r"^[ \t]*([\"'])(?P<name>[A-Za-z]\w*)\1,?[ \t]*$", re.M)
+
+
+def root_exports(side: Side) -> Iterator[Found]:
+    """The names a Python package's root module declares public: what ``import pkg`` offers its users."""
+    if _PACKAGE_ROOT.fullmatch(side.path) is None:
+        return
+    for entry in _ALL_ENTRY.finditer(side.text):
+        yield Found(SurfaceKind.public_api, entry.group("name"))
+
+
 # Deprecations: a warning or an error whose message says "deprecated" (or that the thing "will be removed" or
 # "has been moved to" another place), the thing it names, and what replaces it.
 _DEPRECAT = re.compile(r"deprecat|\bwill be removed\b|\b(?:has|have) been (?:moved|renamed) to\b", re.I)
@@ -312,5 +327,6 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
     Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
+    Extractor(root_exports, lambda path, _: _PACKAGE_ROOT.fullmatch(path) is not None),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )

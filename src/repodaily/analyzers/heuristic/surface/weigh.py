@@ -9,7 +9,6 @@ reader needs to judge the importance.
 
 from __future__ import annotations
 
-from repodaily.analyzers.heuristic.diff_rules import SurfaceRule
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
@@ -29,7 +28,7 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     shipped = title.scope.lower() not in deps.dev_scopes
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
-        change = next((c for c in relevant if _matches(rule, c)), None)
+        change = next((c for c in relevant if rule.reads(c)), None)
         if change is None:
             continue
         evidence.fired.add(f"surface.{name}")
@@ -45,10 +44,6 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
             evidence.floors.append((rule.min_importance, cite))
-
-
-def _matches(rule: SurfaceRule, change: SurfaceChange) -> bool:
-    return change.kind in rule.kinds and change.change in rule.actions
 
 
 def describe(change: SurfaceChange) -> str:
