@@ -65,6 +65,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
 
 
 #: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
+#: A line the patch adds or removes (not the file header's ``+++``/``---``), read one at a time.
+_CHANGED_LINE = re.compile(r"^[-+](?!\+\+ |-- )(?P<text>.*)$", re.M)
 #: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
 _DIRECTIVE = re.compile(
     r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
@@ -75,10 +77,19 @@ _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
 
 
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment or blank: the code reads as it did."""
-    signed = [line for line in file.text.splitlines() if line.startswith(("+", "-"))]
-    code = [line[1:].strip() for line in signed if not line.startswith(("+++", "---")) and line[1:].strip()]
-    return bool(code) and all(_COMMENT.match(line) and not _DIRECTIVE.search(line) for line in code)
+    """The patch changes lines, every one of them a comment or blank: the code reads as it did.
+
+    Most patches change code on their first changed line, so the scan stops there.
+    """
+    seen = False
+    for changed in _CHANGED_LINE.finditer(file.text):
+        code = changed.group("text").strip()
+        if not code:
+            continue
+        if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
+            return False
+        seen = True
+    return seen
 
 
 def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
