@@ -97,6 +97,24 @@ def _export(repo: Path, config: Path, out: Path, *extra: object) -> Result:
     return result
 
 
+def test_the_shards_of_an_export_hold_every_configured_repository_once(
+    repo: Path, fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    names = [f"acme/engine-{n}" for n in range(6)]
+    repos = [line for name in names for line in ("[[repos]]", f'name = "{name}"', f'path = "{repo}"')]
+    config = _config(tmp_path, fake, "config.toml", *repos)
+    exported: list[set[str]] = []
+    for index in range(3):
+        out = tmp_path / f"shard-{index}"
+        result = _cli("batch", "export", "--since", SINCE, "--until", UNTIL, "--shard", f"{index}/3", "--out", out,
+                      "--config", config)  # fmt: skip
+        assert result.exit_code == 0, result.output
+        lines = (out / "requests.jsonl").read_text(encoding="utf-8").splitlines() if out.exists() else []
+        exported.append({json.loads(line)["repo"] for line in lines})
+    assert sorted(name for shard in exported for name in shard) == names
+    assert (fake.uploads, fake.created, fake.chat) == (0, 0, 0)  # exporting asks the provider nothing
+
+
 def _exported(repo: Path, server: FakeOpenAI, tmp_path: Path, *extra: object) -> tuple[Path, Path]:
     """A config over ``server`` and the export of the fixture's days under it."""
     config = _config(tmp_path, server)

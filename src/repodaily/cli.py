@@ -234,6 +234,13 @@ _OUTPUT = [
 ]
 
 
+_SHARD = click.option(
+    "--shard",
+    metavar="I/N",
+    help="Only the repositories of shard I (0-based) of N, by a stable hash of their names: N jobs cover all.",
+)
+
+
 def _with(options: Sequence[Callable[[F], F]], command: F) -> F:
     """``command`` with ``options``, shown in --help in the order given."""
     for option in reversed(options):
@@ -415,11 +422,7 @@ def report(
 @click.option(
     "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository (repeatable)."
 )
-@click.option(
-    "--shard",
-    metavar="I/N",
-    help="Only the repositories of shard I (0-based) of N, by a stable hash of their names: N jobs cover all.",
-)
+@_SHARD
 @_report_options
 @_exits_cleanly
 def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_run: bool, **flags: Any) -> None:
@@ -434,17 +437,23 @@ def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_r
     """
     config = _load(config_path, **flags)
     days = resolve_days(day=flags["day"], since=flags["since"], until=flags["until"], tz=config.tz)
-    repos = _configured_repos(config, only)
-    if shard is not None:
-        part = Shard.parse(shard)
-        held = [r for r in repos if part.holds(r.label)]  # its name, else its URL or path: as configured
-        if not held:
-            click.echo(f"shard {part} holds none of the {len(repos)} repositories; nothing to do", err=True)
-            return
-        repos = held
+    repos = _sharded(_configured_repos(config, only), shard)
+    if not repos:
+        return
     # Without a terminal (cron, GitHub Actions) the log is all a reader has: a line per delivery and a total.
     unattended = not _stderr.is_terminal
     sys.exit(_generate(config, repos, days, dry_run=dry_run, force=flags["force"], log_lines=unattended))
+
+
+def _sharded(repos: list[RepoConfig], shard: str | None) -> list[RepoConfig]:
+    """The repositories of shard ``shard`` (all without one); a shard holding none says so and gives none."""
+    if shard is None:
+        return repos
+    part = Shard.parse(shard)
+    held = [r for r in repos if part.holds(r.label)]  # its name, else its URL or path: as configured
+    if not held:
+        click.echo(f"shard {part} holds none of the {len(repos)} repositories; nothing to do", err=True)
+    return held
 
 
 def _configured_repos(config: Config, only: Sequence[str]) -> list[RepoConfig]:
@@ -898,6 +907,7 @@ def _read_bytes(path: str, option: str) -> bytes:
 @click.option("--out", "directory", required=True, type=click.Path(file_okay=False), help="New directory to write.")
 @_repo_options
 @click.option("--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository.")
+@_SHARD
 @click.option(
     "--line-format",
     type=click.Choice(["openai", "slim"]),
@@ -920,6 +930,7 @@ def batch_export(
     branch: str | None,
     source: str,
     only: tuple[str, ...],
+    shard: str | None,
     line_format: str,
     max_lines: int,
     max_bytes: int,
@@ -929,7 +940,7 @@ def batch_export(
     """Write the requests of the commits a report of the days would analyse, not yet cached.
 
     The same selection as `report` (a PATH_OR_URL) or `run` (the configured
-    repositories, --repo to pick). Writes JSONL files of at most --max-lines
+    repositories, --repo and --shard to pick). Writes JSONL files of at most --max-lines
     lines and --max-bytes bytes, requests.jsonl (each request's input) and
     manifest.json into --out. A commit too big for one request (a map-reduce)
     gets a line per part; `collect` then writes the second round.
@@ -946,7 +957,9 @@ def batch_export(
     if location is not None:
         repos = [_located(location, source, name=name, **({"branch": branch} if branch else {}))]
     else:
-        repos = _configured_repos(config, only)
+        repos = _sharded(_configured_repos(config, only), shard)
+        if not repos:
+            return
     redact = _guard(config, *repos)
     with Store(config.cache_path, redact=redact) as store, _BarProgress() as progress:
         pipeline = Pipeline(config, store, progress=progress, redact=redact)
