@@ -115,6 +115,11 @@ class GitHubFake(LoopbackHttpServer):
                 )
                 self._refusals.append((429, body, [("retry-after", str(int(seconds)))]))
 
+    def fail_next(self, status: int = 502, *, times: int = 1) -> None:
+        """The next ``times`` requests get the error a gateway in front of GitHub answers when it loses one."""
+        for _ in range(times):
+            self._refusals.append((status, {"message": "Server Error"}, []))
+
     def push_after_next_read(self, path: str, data: bytes) -> None:
         """Someone else commits ``data`` at ``path`` just after the publisher has read it."""
         self._pushes_after_read[path] = data

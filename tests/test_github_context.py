@@ -371,6 +371,18 @@ def test_a_short_secondary_limit_is_waited_out(tmp_path: Path, repo: RepoBuilder
     assert len(fake.requests) == 4  # GraphQL, the releases, the lookup; one refused with retry-after: 0, then answered
 
 
+@pytest.mark.usefixtures("served")
+def test_an_answer_a_gateway_lost_is_asked_for_again(
+    tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake
+) -> None:
+    fake.fail_next(502)
+
+    report = _report(_config(tmp_path, repo, fake), Recording())
+
+    assert report.pull_context is True and report.releases
+    assert len(fake.requests) == 4  # GraphQL, the releases, the lookup; one lost to a 502, then answered
+
+
 def test_a_rate_limited_run_writes_a_complete_report_marked_without_context_and_exits_0(
     tmp_path: Path, repo: RepoBuilder, fake: GitHubContextFake
 ) -> None:

@@ -58,6 +58,10 @@ _MAX_ATTEMPTS = 5
 _MAX_BODY_BYTES = 64 * 1024 * 1024
 _MESSAGE_CHARS = 300
 _RATE_STATUS = frozenset({403, 429})
+# A read GitHub failed to answer (a dropped connection, a gateway's 502): asked again after these waits.
+# Writes are not: one whose answer was lost may have been made, and a second would conflict or repeat it.
+_TRANSIENT_STATUS = frozenset({500, 502, 503, 504})
+_TRANSIENT_WAITS_S = (1.0, 4.0)
 
 
 class GitHubError(PublishError):
@@ -70,6 +74,10 @@ class GitHubError(PublishError):
 
 class RateLimited(GitHubError):
     """GitHub refuses requests for longer than the waits allowed: asking again now is pointless."""
+
+
+class _Lost(PublishError):
+    """No answer came: the connection was refused or dropped before the body's last byte."""
 
 
 @dataclass(frozen=True)
@@ -276,7 +284,7 @@ class GitHubClient:
         method, path = request.method, request.path
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             await self._until_refilled()
-            reply = await self._exchange(request)
+            reply = await self._read_again_if_lost(request)
             if (reset := _reset_in(reply.headers)) is not None and reply.status not in _RATE_STATUS:
                 self._paused_until = time.monotonic() + reset  # that was the last request of the hour
             if reply.status in expect:
@@ -289,6 +297,25 @@ class GitHubClient:
             limit, seconds = refusal
             await self._wait(seconds, f"the {limit} rate limit")
         raise RateLimited(f"{self.target}: {method} {path}: still rate limited after {_MAX_ATTEMPTS} attempts", 429)
+
+    async def _read_again_if_lost(self, request: _Request) -> Reply:
+        """The exchange; a read whose answer was lost (a dropped connection, a 5xx) is sent again, twice at most.
+
+        A deadline that passes is not a lost answer: a server that hangs would hang again.
+        """
+        reads = request.method == "GET" or request.url == self.graphql_url  # our GraphQL only queries
+        waits = list(_TRANSIENT_WAITS_S) if reads else []
+        while True:
+            try:
+                reply = await self._exchange(request)
+            except _Lost as exc:
+                if not waits:
+                    raise
+                await self._wait(waits.pop(0), f"a lost answer ({exc})")
+                continue
+            if reply.status not in _TRANSIENT_STATUS or not waits:
+                return reply
+            await self._wait(waits.pop(0), f"HTTP {reply.status}")
 
     async def _until_refilled(self) -> None:
         if self._paused_until is not None:
@@ -331,8 +358,11 @@ class GitHubClient:
                         if size > _MAX_BODY_BYTES:
                             raise PublishError(f"{self.target}: {method} {path}: the answer exceeds 64 MB")
                     content = b"".join(chunks)
-        except TimeoutError as exc:
+        except (TimeoutError, httpx.TimeoutException) as exc:  # a server that hangs costs one deadline, not three
             raise PublishError(f"{self.target}: {method} {path}: no answer within {self._timeout_s:g} s") from exc
+        except httpx.TransportError as exc:
+            detail = self.redact(str(exc))[:_MESSAGE_CHARS]
+            raise _Lost(f"{self.target}: {method} {path}: {type(exc).__name__}: {detail}") from exc
         except httpx.HTTPError as exc:
             detail = self.redact(str(exc))[:_MESSAGE_CHARS]
             raise PublishError(f"{self.target}: {method} {path}: {type(exc).__name__}: {detail}") from exc
