@@ -254,10 +254,26 @@ _PYPROJECT = '[project]\nname = "engine"\ndependencies = [\n    "requests>={vers
 
 def test_a_raised_dependency_floor_is_a_medium_build_change(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
-    commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    commit = repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="3.1")})
     analysis = analyse(commit)
     assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
-    assert "`requests`: 2.28 → 2.31" in analysis.importance_reason
+    assert "`requests` 2.28 → 3.1" in analysis.importance_reason
+
+
+@pytest.mark.parametrize(("old", "new"), [("2.28", "2.31"), ("0.5.1", "0.5.2"), ("1.4.0", "1.4.9")])
+def test_a_floor_raised_by_a_compatible_step_is_a_build_change_that_breaks_nothing(
+    repo: Repo, old: str, new: str
+) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version=old)})
+    analysis = analyse(repo.change("Update dependencies", {"pyproject.toml": _PYPROJECT.format(version=new)}))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.low, False)
+
+
+@pytest.mark.parametrize(("old", "new"), [("0.11", "0.12"), ("1.9", "2.0")])
+def test_a_floor_raised_by_an_incompatible_step_is_breaking(repo: Repo, old: str, new: str) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version=old)})
+    analysis = analyse(repo.change("Update dependencies", {"pyproject.toml": _PYPROJECT.format(version=new)}))
+    assert analysis.flags.breaking
 
 
 _PACKAGE_JSON = """{{
@@ -391,7 +407,7 @@ def test_a_changed_default_and_a_raised_floor_are_breaking(repo: Repo) -> None:
     flipped = analyse(repo.change("Tune", {"engine/config/retry.py": _SETTINGS.format(policy="fail", extra="")}))
     assert flipped.flags.breaking
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
-    raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="2.31")}))
+    raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="3.0")}))
     assert raised.flags.breaking
     # Inferred from the diff, not declared by the message: the rubric's floor, not high by itself.
     assert raised.importance == Importance.medium
@@ -519,7 +535,7 @@ def test_a_comment_only_edit_has_no_shape(repo: Repo) -> None:
 
 def test_the_rules_a_commit_fires_are_named(repo: Repo) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
-    commit = repo.change("[Build] Fix the wheel", {"pyproject.toml": _PYPROJECT.format(version="2.31")})
+    commit = repo.change("[Build] Fix the wheel", {"pyproject.toml": _PYPROJECT.format(version="3.0")})
     analyzer = HeuristicAnalyzer(language="en")
     fired = analyzer.read(heuristic_input(commit, analyzer)).evidence.fired
     assert {"tags.build", "patterns.fix_verb", "surface.raised_floor", "paths.build"} <= fired

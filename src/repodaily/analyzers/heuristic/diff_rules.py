@@ -53,8 +53,16 @@ class CoreRules(Strict):
     types: list[ChangeType] = Field(default_factory=lambda: [ChangeType.refactor, ChangeType.chore])
 
 
+def semver_incompatible(old: str, new: str) -> bool:
+    """The versions differ up to the first non-zero number of the old one (``0.11 -> 0.12``, ``1.4 -> 2.0``)."""
+    old_parts, new_parts = old.split("."), new.split(".")
+    leading = next((i for i, part in enumerate(old_parts) if part.strip("0")), len(old_parts) - 1)
+    return old_parts[: leading + 1] != new_parts[: leading + 1]
+
+
 class DependencyRules(Strict):
     major: list[str]
+    toolchains: list[str] = Field(default_factory=list)
     name_filler_words: list[str] = Field(default_factory=list)
     version_line: str
     title: list[str] = Field(default_factory=list)
@@ -152,6 +160,18 @@ class DependencyRules(Strict):
         majors = {m.lower() for m in self.major}
         fillers = {w.lower() for w in self.name_filler_words}
         return bool(words) and words[0] in majors and all(w in fillers or w in majors for w in words[1:])
+
+    def binds_users(self, name: str, old: str | None, new: str | None) -> bool:
+        """A version step of ``name`` its users cannot take in their stride.
+
+        A step semantic versioning calls incompatible (``1.4 -> 2.0``, ``0.11 -> 0.12``),
+        any step of a major dependency (a framework or runtime users must follow),
+        or of a toolchain floor (``requires-python``, ``rust-version``); a compatible
+        step of a library (``0.5.1 -> 0.5.2``) is taken by the installer unasked.
+        """
+        if name.lower() in {t.lower() for t in self.toolchains} or self.is_major(name):
+            return True
+        return old is not None and new is not None and semver_incompatible(old, new)
 
     def is_filler(self, name: str) -> bool:
         """A lock file's bare ``version = ...`` line names no dependency."""
@@ -276,6 +296,9 @@ class SurfaceRule(Strict):
     user_facing: bool | None = None
     min_importance: Importance | None = None
     paths: list[str] = Field(default_factory=list, description="Globs of the files it reads; none: every file.")
+    binding_steps_only: bool = Field(
+        default=False, description="Match a version step only when it binds users (`DependencyRules.binds_users`)."
+    )
 
     @field_validator("paths")
     @classmethod

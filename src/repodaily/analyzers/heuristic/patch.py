@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+from repodaily.analyzers.heuristic.diff_rules import semver_incompatible
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
@@ -72,6 +73,11 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
     for change in evidence.dependencies:
         weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
         evidence.vote(ChangeType.build, weight, code_span(change.name))
+        # A framework or runtime moved to a new major version, or to one the commit names without its
+        # predecessor ("switch to CUDA 13"): users on the old one must follow.
+        if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:
+            evidence.signal("breaking", code_span(change.name))
+            evidence.inferred_break = True
 
 
 def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[DependencyChange]:
@@ -90,7 +96,7 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
     changes: dict[str, DependencyChange] = {}
     for name, old_version, new_version in found.values():
         big = old_version is None or old_version.split(".")[:2] != new_version.split(".")[:2]
-        semver = _semver_major(old_version, new_version)
+        semver = old_version is not None and semver_incompatible(old_version, new_version)
         change = DependencyChange(name, old_version, new_version, deps.is_major(name), big, semver)
         # `torch` in the title and `TORCH_SUPPORTED_VERSION` in CMake are one bump; keep the one showing both versions.
         key = deps.words(name)[0] if change.major else name.lower()
@@ -139,15 +145,6 @@ def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, s
         if key in old and old[key] != match.group("version") and key not in changed:
             changed[key] = (match.group("name"), old[key], match.group("version"))
     return changed
-
-
-def _semver_major(old: str | None, new: str) -> bool:
-    """The versions differ up to the first non-zero number of the old one (``0.11 -> 0.12``, ``1.4 -> 2.0``)."""
-    if old is None:
-        return False
-    old_parts, new_parts = old.split("."), new.split(".")
-    leading = next((i for i, part in enumerate(old_parts) if part.strip("0")), len(old_parts) - 1)
-    return old_parts[: leading + 1] != new_parts[: leading + 1]
 
 
 def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> None:

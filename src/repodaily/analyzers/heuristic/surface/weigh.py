@@ -9,6 +9,7 @@ reader needs to judge the importance.
 
 from __future__ import annotations
 
+from repodaily.analyzers.heuristic.diff_rules import DependencyRules, SurfaceRule
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
@@ -28,7 +29,7 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     shipped = title.scope.lower() not in deps.dev_scopes
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
-        change = next((c for c in relevant if rule.reads(c)), None)
+        change = next((c for c in relevant if rule.reads(c) and _binds(rule, c, deps)), None)
         if change is None:
             continue
         evidence.fired.add(f"surface.{name}")
@@ -44,6 +45,11 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
             evidence.floors.append((rule.min_importance, cite))
+
+
+def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
+    """Whether ``change`` is a step the rule counts: any, unless it counts only steps that bind users."""
+    return not rule.binding_steps_only or deps.binds_users(change.name, change.old, change.new)
 
 
 def describe(change: SurfaceChange) -> str:
