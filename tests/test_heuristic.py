@@ -736,6 +736,8 @@ def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
         "chore(release): prepare for v2.0.0-rc.1",
         "v1.4.2",
         "Version 0.28.0.",
+        "release: create-vite@9.0.5",
+        "@acme/widgets@2.1.0",
     ],
 )
 def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject: str) -> None:
