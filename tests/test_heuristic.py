@@ -184,9 +184,16 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
 
 
 @pytest.mark.parametrize(
-    "subject", ["Import ssl on demand", "Defer imports on the cold import path", "Load plugins lazily"]
+    "subject",
+    [
+        "Import ssl on demand",
+        "Defer imports on the cold import path",
+        "Load plugins lazily",
+        "searcher: fix a performance bug with after-context",
+        "Fix a 6-8% throughput regression in the sampler",
+    ],
 )
-def test_work_put_off_until_needed_is_a_performance_change(subject: str) -> None:
+def test_work_put_off_until_needed_or_a_fixed_slowdown_is_a_performance_change(subject: str) -> None:
     edit = "@@ -1,3 +1,4 @@\n-import ssl\n+def _ssl():\n+    import ssl\n+    return ssl\n"
     assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
 
