@@ -161,6 +161,10 @@ class DependencyRules(Strict):
         fillers = {w.lower() for w in self.name_filler_words}
         return bool(words) and words[0] in majors and all(w in fillers or w in majors for w in words[1:])
 
+    @cached_property
+    def _toolchains(self) -> frozenset[str]:
+        return frozenset(t.lower() for t in self.toolchains)
+
     def binds_users(self, name: str, old: str | None, new: str | None) -> bool:
         """A version step of ``name`` its users cannot take in their stride.
 
@@ -169,7 +173,7 @@ class DependencyRules(Strict):
         or of a toolchain floor (``requires-python``, ``rust-version``); a compatible
         step of a library (``0.5.1 -> 0.5.2``) is taken by the installer unasked.
         """
-        if name.lower() in {t.lower() for t in self.toolchains} or self.is_major(name):
+        if name.lower() in self._toolchains or self.is_major(name):
             return True
         return old is not None and new is not None and semver_incompatible(old, new)
 

@@ -8,6 +8,7 @@ only when neither the message nor the files name a type.
 from __future__ import annotations
 
 import functools
+import re
 
 from repodaily.analyzers.heuristic.diff_rules import semver_incompatible
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
@@ -105,7 +106,7 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
     return sorted(changes.values(), key=lambda c: (not c.major, c.name.lower()))
 
 
-def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> list[str]:
+def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> tuple[str, ...]:
     """The ``sign`` lines of a manifest's patch, less those under a development section the hunk shows.
 
     A ``[dev-dependencies]`` table or a ``"devDependencies": {`` object lists what
@@ -114,18 +115,24 @@ def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> list[str]:
     as shipped, as every line did before sections were read.
     """
     deps = rules.dependencies
+    return _shipped(file.text, sign, deps.section_regex, deps.dev_section_regex)
+
+
+# The surface and the dependency reading both ask for a manifest's lines, once per sign: split each once.
+@functools.lru_cache(maxsize=32)
+def _shipped(text: str, sign: str, section: re.Pattern[str], dev_section: re.Pattern[str]) -> tuple[str, ...]:
     lines: list[str] = []
     dev = False
-    for line in file.text.splitlines():
+    for line in text.splitlines():
         if line.startswith("@@"):
             dev = False
         elif line.startswith(("+++", "---")):
             continue
-        elif header := deps.section_regex.match(line[1:]):
-            dev = deps.dev_section_regex.search(header.group("name")) is not None
+        elif header := section.match(line[1:]):
+            dev = dev_section.search(header.group("name")) is not None
         elif line.startswith(sign) and not dev:
             lines.append(line)
-    return lines
+    return tuple(lines)
 
 
 def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, str, str]]:

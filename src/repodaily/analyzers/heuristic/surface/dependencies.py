@@ -35,8 +35,9 @@ def dependency_changes(
             path=file.path,
         )
         for file in manifests
+        for pinned in [_pinned(file, rules)]
         for dep, old, new in version_changes(file, rules).values()
-        if _numbers(new) > _numbers(old) and dep.lower() not in _pinned(file, rules)
+        if _numbers(new) > _numbers(old) and dep.lower() not in pinned
     ]
     removed, added = _listed(manifests, "-", rules), _listed(manifests, "+", rules)
     gone = [key for key in removed if key not in added]
