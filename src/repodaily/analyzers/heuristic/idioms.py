@@ -87,11 +87,12 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
     ]
     # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
     lines = {kind: tuple(_changed_text([f for f, k in read if k == kind], sign) for sign in "+-") for kind in kinds}
-    lowered = {kind: "\n".join(texts).lower() for kind, texts in lines.items()}
+    hints = {hint for rule in rules.security_idioms.values() for hint in rule.hints}
+    present = {kind: _present(hints, "\n".join(texts).lower()) for kind, texts in lines.items()}
     candidates = {
         name: rule
         for name, rule in rules.security_idioms.items()
-        if any(_hinted(rule, lowered[kind]) and _may_match(rule, *lines[kind]) for kind in rule.files)
+        if any(_hinted(rule, present[kind]) and _may_match(rule, *lines[kind]) for kind in rule.files)
     }
     if not candidates:
         return
@@ -108,8 +109,13 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
                 break
 
 
-def _hinted(rule: SecurityIdiom, changed: str) -> bool:
-    return not rule.hints or any(hint in changed for hint in rule.hints)
+def _present(hints: set[str], changed: str) -> frozenset[str]:
+    """The hints ``changed`` holds: each looked for once, however many rules share it."""
+    return frozenset(hint for hint in hints if hint in changed) if changed else frozenset()
+
+
+def _hinted(rule: SecurityIdiom, present: frozenset[str]) -> bool:
+    return not rule.hints or not present.isdisjoint(rule.hints)
 
 
 def _may_match(rule: SecurityIdiom, added: str, removed: str) -> bool:

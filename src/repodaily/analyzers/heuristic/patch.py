@@ -30,7 +30,14 @@ def _patch_lines(file: ContextFile, sign: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=32)
 def signed_lines(text: str, sign: str) -> tuple[str, ...]:
     """The lines of a patch that ``sign`` (``+`` or ``-``) begins, without the file header's ``+++``/``---``."""
-    return tuple(line for line in text.splitlines() if line.startswith(sign) and not line.startswith(sign * 3))
+    header = sign * 3
+    return tuple([line for line in _lines(text) if line[:1] == sign and line[:3] != header])
+
+
+@functools.lru_cache(maxsize=16)
+def _lines(text: str) -> list[str]:
+    """A patch's lines, split once for both signs."""
+    return text.splitlines()
 
 
 #: Surface changes whose removal is a removed definition: what users typed or set.
