@@ -298,6 +298,24 @@ def test_security_keyword_makes_source_change_high() -> None:
     assert [i.aspect for i in result.insights] == ["security"]
 
 
+@pytest.mark.parametrize(
+    ("subject", "body"),
+    [
+        ("Prevent open redirect after login", ""),
+        ("Guard the parser against ReDoS", ""),
+        ("Reject ambiguous Transfer-Encoding headers", "Closes a request smuggling hole behind proxies."),
+        ("Refuse zip bombs when unpacking uploads", ""),
+        ("Stop prototype pollution in option merging", ""),
+    ],
+)
+def test_weakness_names_flag_security_in_the_title_or_the_body(subject: str, body: str) -> None:
+    assert judge(subject, SOURCE, body=body).flags.security
+
+
+def test_a_dos_like_word_that_names_no_attack_flags_nothing() -> None:
+    assert not judge("Support DOS line endings in config files", SOURCE).flags.security
+
+
 def test_security_in_docs_only_change_is_medium() -> None:
     result = judge("Document SSRF risks of media URLs", change("docs/security.md", FileCategory.docs))
     assert result.flags.security

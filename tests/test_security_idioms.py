@@ -358,6 +358,73 @@ def test_secrets_masked_before_logging_are_flagged_a_banner_is_not(repo: Repo) -
     assert idioms(edit(repo, "engine/banner.py", _LOG_ENV, banner)) == []
 
 
+# --------------------------------------------------------------------------- web output
+
+_PAGE = """def page(name):
+    return "<h1>" + name + "</h1>"
+"""
+
+
+def test_a_value_escaped_into_html_is_flagged_new_code_that_escapes_from_the_start_is_not(repo: Repo) -> None:
+    escaped = _PAGE.replace('"<h1>" + name', '"<h1>" + html.escape(name)')
+    assert idioms(edit(repo, "web/page.py", _PAGE, escaped)) == ["html_escaped"]
+    template = "<p>Hello {{ name|safe }}</p>\n"
+    assert idioms(edit(repo, "web/hello.py", f"T = '{template}'\n", "T = '<p>Hello {{ name|e }}</p>'\n")) == [
+        "html_escaped"
+    ]
+    grown = _PAGE + "\n\ndef footer(note):\n    return '<footer>' + html.escape(note) + '</footer>'\n"
+    assert idioms(edit(repo, "web/footer.py", _PAGE, grown)) == []
+
+
+_HEADER = """def disposition(filename):
+    return f'attachment; filename="{filename}"'
+"""
+
+
+def test_newlines_refused_in_a_header_value_are_flagged_elsewhere_they_are_not(repo: Repo) -> None:
+    refused = _HEADER.replace(
+        "    return f'",
+        "    if any(c in filename for c in '\\r\\n'):\n"
+        "        raise ValueError('newline in header value')\n"
+        "    return f'",
+    )
+    assert idioms(edit(repo, "web/headers.py", _HEADER, refused)) == ["header_newlines_refused"]
+    lines = "def lines(text):\n    return text.split('\\n')\n"
+    crlf = "def lines(text):\n    return text.replace('\\r\\n', '\\n').split('\\n')\n"
+    assert idioms(edit(repo, "engine/lines.py", lines, crlf)) == []
+
+
+_TMP = """def scratch(root):
+    path = root / "scratch"
+    path.mkdir(exist_ok=True)
+    return path
+"""
+
+
+def test_a_directory_made_private_is_flagged_a_new_private_directory_is_not(repo: Repo) -> None:
+    private = _TMP.replace("path.mkdir(exist_ok=True)", "path.mkdir(mode=0o700, exist_ok=True)")
+    assert idioms(edit(repo, "engine/scratch.py", _TMP, private)) == ["private_mode"]
+    wider = _TMP.replace("path.mkdir(exist_ok=True)", "path.mkdir(mode=0o755, exist_ok=True)")
+    assert idioms(edit(repo, "engine/shared.py", _TMP, wider)) == []
+
+
+_REDIRECT = """def login_done(request):
+    target = request.args.get("next", "/")
+    return redirect(target)
+"""
+
+
+def test_a_redirect_kept_on_the_site_is_flagged_a_link_parser_is_not(repo: Repo) -> None:
+    checked = _REDIRECT.replace(
+        "    return redirect(target)",
+        '    if target.startswith("//") or urlparse(target).netloc:\n        target = "/"\n    return redirect(target)',
+    )
+    assert idioms(edit(repo, "web/login.py", _REDIRECT, checked)) == ["redirect_target_checked"]
+    links = "def host(url):\n    return url\n"
+    parsed = "def host(url):\n    if urlparse(url).netloc:\n        return urlparse(url).netloc\n    return url\n"
+    assert idioms(edit(repo, "engine/links.py", links, parsed)) == []
+
+
 # --------------------------------------------------------------------------- advisories
 
 _REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
