@@ -39,7 +39,7 @@ from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.errors import ConfigError
-from repodaily.models import Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
+from repodaily.models import DEPTH, Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
 from repodaily.paths import PathTable
 
 __all__ = ["HeuristicAnalyzer", "Reading", "RuleSet", "available_conventions", "load_conventions"]
@@ -120,26 +120,29 @@ class HeuristicAnalyzer(Analyzer):
     def analyze_sync(self, item: AnalysisInput) -> Analysis:
         """Judge one commit; pure CPU work on the input alone.
 
-        Every field is written; :meth:`Analysis.of` keeps those the importance shows.
+        Only the deep fields the importance shows (:data:`~repodaily.models.DEPTH`) are
+        written: a low commit's summary would be dropped by :meth:`Analysis.of` anyway.
         """
         writer = self._writer
         reading = self.read(item)
         title, facts, evidence, surface = reading.title, reading.facts, reading.evidence, reading.surface
         judgement = judge(title, evidence, facts, self.rules, writer.m.quote)
         scope = impact_scope(item.files, moves_first=facts.pure_move)
-        insights, risks = writer.insights_and_risks(judgement, evidence, surface)
+        shown = DEPTH[judgement.importance]
+        deep = "insights" in shown or "risks" in shown
+        insights, risks = writer.insights_and_risks(judgement, evidence, surface) if deep else ([], [])
         verdict = Verdict(
             type=judgement.type,
             secondary_types=judgement.secondary,
             importance=judgement.importance,
             importance_reason=writer.reason(judgement, evidence, surface),
             flags=Flags(security=judgement.security, breaking=judgement.breaking, user_facing=judgement.user_facing),
-            summary=writer.summary(item, reading.body, title, evidence, surface),
+            summary=writer.summary(item, reading.body, title, evidence, surface) if "summary" in shown else [],
             one_line=writer.one_line(item, title, facts, scope),
-            impact_scope=writer.impact_scope(surface, scope),
+            impact_scope=writer.impact_scope(surface, scope) if "impact_scope" in shown else [],
             insights=insights,
             risks=risks,
-            recommendations=writer.recommendations(judgement, evidence, surface),
+            recommendations=writer.recommendations(judgement, evidence, surface) if "recommendations" in shown else [],
         )
         provenance = Provenance(coverage=item.receipt, analyzer=self.analysis_key(item.repository, item.pull_request))
         return Analysis.of(verdict, provenance, surface)
