@@ -238,6 +238,22 @@ def test_removing_a_public_flag_is_a_high_breaking_feature_change() -> None:
     assert result.importance == Importance.high
 
 
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "The `back` value is no longer a supported redirect target",
+        "Positional timeouts can no longer be passed to connect()",
+        "Server no longer accepts unsigned cookies",
+    ],
+)
+def test_what_stops_working_is_breaking(subject: str) -> None:
+    assert judge(subject, SOURCE).flags.breaking
+
+
+def test_a_fix_for_something_that_no_longer_worked_breaks_nothing() -> None:
+    assert not judge("Fix reload: the config file no longer loaded", SOURCE).flags.breaking
+
+
 def test_removed_argument_definition_in_the_diff_is_breaking() -> None:
     patch = (
         "@@ -10,3 +10,1 @@\n"
