@@ -1115,6 +1115,22 @@ def test_an_entry_labelled_breaking_in_a_changelog_declares_the_break() -> None:
     assert result.summary[-1].startswith("The changelog says: Remove the `OptionalFromRequestParts` impl")
 
 
+def test_a_label_bullet_heads_the_bullets_nested_below_it_and_only_those() -> None:
+    entry = changelog(
+        " unreleased",
+        " ==========",
+        "+* remove:",
+        "+  - `path-is-absolute` dependency - use `path.isAbsolute` instead",
+        "+* deps: debug@4.3.6",
+        path="History.md",
+    )
+    result = judge("Merge branch 'next'", change("lib/utils.js"), entry)
+    assert result.flags.breaking
+    assert result.summary[-2] == "The changelog says: `path-is-absolute` dependency - use `path.isAbsolute` instead."
+    beside = changelog(" unreleased", " ==========", "+* change:", "+  - Cookies are signed", "+* deps: debug@4.3.6")
+    assert not judge("Merge branch 'next'", change("lib/utils.js"), beside).flags.breaking
+
+
 def test_an_entry_labelled_fixed_votes_for_a_fix() -> None:
     entry = changelog("+- **fixed:** Respect the default body limit in `JsonLines`", path="CHANGELOG.md")
     result = judge("json-lines: body limit (#3591)", change("src/json_lines.rs"), entry)

@@ -22,6 +22,8 @@ __all__ = ["read_changelog"]
 _RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
 _RST_LITERAL = re.compile(r"``([^`]+)``")
 _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
+# A bullet that is only a label (`* remove:`, `- **Fixed:**`): the heading of the bullets nested below it.
+_LABEL_ONLY = re.compile(r"(\*\*|__)?(?P<name>[A-Za-z][\w -]{1,30}?)(\*\*|__)?:(\*\*|__)?\s*")
 
 
 @dataclass(frozen=True)
@@ -41,12 +43,16 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
 
     An entry is an added bullet with its indented continuation lines joined. One
     whose words all appear among the removed lines only rewrites an existing entry
-    (markup, wrapping, a move to a release section) and is not new.
+    (markup, wrapping, a move to a release section) and is not new. A bullet that
+    is only a label (``* remove:``) is no entry: the bullets indented below it are
+    entries of the section it names.
     """
     changelog = rules.changelog
     entries: list[_Entry] = []
     removed: list[str] = []
     section: SectionRule | None = None
+    # The section a label bullet opened, and how deep that bullet sits: it holds the deeper bullets only.
+    labelled: tuple[SectionRule | None, int] | None = None
     current: list[str] = []
     previous = ""
     in_hunk = False
@@ -54,15 +60,16 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     def close() -> None:
         if current:
             text = " ".join(" ".join(current).split())
-            labelled = changelog.label_regex.match(text)
-            own = changelog.section(labelled.group("name")) if labelled else None
-            entries.append(_Entry(labelled.group("text"), own) if labelled and own else _Entry(text, section))
+            label = changelog.label_regex.match(text)
+            own = changelog.section(label.group("name")) if label else None
+            under = labelled[0] if labelled is not None and labelled[0] is not None else section
+            entries.append(_Entry(label.group("text"), own) if label and own else _Entry(text, under))
             current.clear()
 
     for line in file.text.splitlines():
         if line.startswith("@@"):
             close()
-            section, previous, in_hunk = None, "", True
+            section, labelled, previous, in_hunk = None, None, "", True
             continue
         sign, content = line[:1], line[1:]
         if not in_hunk:
@@ -72,15 +79,23 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
             continue
         if sign not in ("+", " "):
             continue
+        bullet = changelog.entry_regex.match(content)
+        depth = len(content) - len(content.lstrip())
+        if bullet is not None and labelled is not None and depth <= labelled[1]:
+            close()
+            labelled = None  # a bullet beside the label's, not below it
         if heading := changelog.heading_regex.match(content):
             close()
-            section = changelog.section(heading.group("name"))
+            section, labelled = changelog.section(heading.group("name")), None
         elif _UNDERLINE.match(content) and previous.strip():
             close()
-            section = changelog.section(previous)
-        elif sign == "+" and (entry := changelog.entry_regex.match(content)):
+            section, labelled = changelog.section(previous), None
+        elif bullet is not None and (label := _LABEL_ONLY.fullmatch(bullet.group("text"))):
             close()
-            current.append(entry.group("text"))
+            labelled = (changelog.section(label.group("name")), depth)
+        elif sign == "+" and bullet is not None:
+            close()
+            current.append(bullet.group("text"))
         elif sign == "+" and current and content[:1].isspace() and content.strip():
             current.append(content.strip())
         else:
