@@ -55,6 +55,7 @@ SUBJECTS = {
     "fence": "```js",
     "task": "- [x] done",
     "emphasis": "***bold*** _under_ ~~gone~~ **",
+    "terminal-escapes": "\x1b[2J\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x9b1;1H\x08\x7f",
 }
 
 BODIES = {

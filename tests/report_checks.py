@@ -138,10 +138,16 @@ def link_problems(tokens: list[Token]) -> list[str]:
     return [f"link #{target} leads nowhere" for target in fragment_links(tokens) if target not in targets]
 
 
+# What a Markdown report may hold of C0/C1 controls: only the tab and the line feed.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def check_report(markdown: str, report: DailyReport) -> None:
     """Assert every structural guarantee of a rendered report; messages say what broke."""
     assert markdown.encode("utf-8").decode("utf-8") == markdown, "report does not round-trip through UTF-8"
     assert markdown.endswith("\n") and not markdown.endswith("\n\n"), "report must end with exactly one newline"
+    controls = sorted({char for char in markdown if _CONTROL.match(char)})
+    assert not controls, f"control characters a terminal would run: {controls!r}"
     tokens = parse(markdown)
     html = rendered(markdown)
     for problems in (

@@ -173,6 +173,14 @@ def test_log_lines_are_redacted_with_their_arguments_and_tracebacks():
     assert leaked(line) == []
 
 
+def test_log_lines_show_terminal_escapes_as_replacement_characters():
+    formatter = RedactingFormatter("%(message)s", Redactor([KEY]))
+    record = logging.LogRecord(
+        "x", logging.WARNING, __file__, 1, "reason: %s", ("\x1b]8;;https://evil\x07a\tb\x9b2J",), None
+    )
+    assert formatter.format(record) == "reason: \ufffd]8;;https://evil\ufffda\tb\ufffd2J"
+
+
 # --------------------------------------------------------------------------- where the secrets come from
 
 

@@ -333,10 +333,17 @@ class Redactor:
 NO_SECRETS = Redactor()
 
 
+# Control characters a terminal would run (escape sequences, the bell): a log line shows them as U+FFFD.
+_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 class RedactingFormatter(logging.Formatter):
     """A log formatter whose every line passes through :attr:`redactor`: message, arguments, traceback alike.
 
-    The redactor can be replaced once the secrets are known (after the config is read).
+    Text from commits, servers and models reaches log lines (an error's reason),
+    so control characters other than the tab and the line feed are shown as
+    U+FFFD. The redactor can be replaced once the secrets are known (after the
+    config is read).
     """
 
     def __init__(self, fmt: str, redactor: Redactor = NO_SECRETS) -> None:
@@ -344,4 +351,4 @@ class RedactingFormatter(logging.Formatter):
         self.redactor = redactor
 
     def format(self, record: logging.LogRecord) -> str:
-        return self.redactor(super().format(record))
+        return _TERMINAL_CONTROL.sub("\ufffd", self.redactor(super().format(record)))

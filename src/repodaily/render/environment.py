@@ -89,7 +89,7 @@ def register_filters(environment: Environment) -> None:
     )
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
 
 
 def _html_text(value: object) -> object:

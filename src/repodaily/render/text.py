@@ -51,6 +51,8 @@ from urllib.parse import quote
 # Every line boundary str.splitlines() knows, not only CommonMark's: a report
 # line must stay one line for any tool that reads it.
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+# C0 and C1 controls other than the tab and the line boundaries above, and DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
 _BACKTICK_RUN = re.compile(r"`+")
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
 _NOT_TEXT = "\0"  # stands for a code span in the shown text; real NULs are replaced first
@@ -204,8 +206,13 @@ def _escaped(text: str, always: frozenset[str], context: re.Pattern[str], *, bac
 
 
 def _clean(text: str) -> str:
-    """Text with line boundaries as spaces and NUL as U+FFFD (what CommonMark shows for it)."""
-    return _LINE_BREAK.sub(" ", text).replace("\0", "\ufffd")
+    """Text with line boundaries as spaces and control characters as U+FFFD.
+
+    CommonMark shows NUL as U+FFFD; the other controls it passes through, and a
+    report printed to a terminal would run them (an escape sequence that
+    recolours, retitles or hides text, or links it elsewhere), so they go too.
+    """
+    return _CONTROL.sub("\ufffd", _LINE_BREAK.sub(" ", text))
 
 
 def _span_content(source: str) -> str:
