@@ -130,6 +130,41 @@ def test_multi_line_cli_options_added_removed_renamed_and_default_changed(repo: 
     assert ("cli_option", "removed", "--verbose", None, None, None) in surface(analyse(removed))
 
 
+_CLAP = """use clap::Parser;
+
+#[derive(Parser)]
+pub struct Args {
+    /// Minimum length of strings.
+    #[arg(env, short = 'n', long = "min-len", default_value = "15")]
+    pub min_strings_len: usize,
+
+    /// The file to read; a long help text that says long does not make it an option.
+    #[arg(env = "ENGINE_FILE", help = "a long path")]
+    pub file: Option<String>,
+}
+"""
+
+
+def test_options_clap_derives_from_struct_fields(repo: Repo) -> None:
+    repo.change("Add the cli", {"src/args.rs": _CLAP})
+    changed = repo.change("Longer strings", {"src/args.rs": _CLAP.replace('"15"', '"20"')})
+    assert surface(analyse(changed)) == {("cli_option", "default_changed", "--min-len", "15", "20", None)}
+    field = (
+        '\n    /// Accent colour.\n    #[arg(\n        long,\n        env = "ENGINE_ACCENT",\n    )]\n'
+        '    #[cfg(feature = "color")]\n    pub accent_color: Option<String>,\n}\n'
+    )
+    accent = _CLAP.replace("}\n", field)
+    added = repo.change("Accent", {"src/args.rs": accent})
+    assert {
+        ("cli_option", "added", "--accent-color", None, None, None),
+        ("env_var", "added", "ENGINE_ACCENT", None, None, None),
+    } <= surface(analyse(added))
+    positional = accent.replace('#[arg(env = "ENGINE_FILE", help = "a long path")]', '#[arg(help = "a long path")]')
+    assert not [
+        c for c in analyse(repo.change("Positional", {"src/args.rs": positional})).surface if c.kind == "cli_option"
+    ]
+
+
 def test_an_option_that_only_moves_between_files_is_no_change(repo: Repo) -> None:
     repo.change("Add the cli", {"engine/cli.py": _CLI})
     moved = repo.change("Move the parser", {"engine/parser.py": _CLI}, removed=("engine/cli.py",))

@@ -63,6 +63,42 @@ def _default(args: str, match: re.Match[str] | None) -> str | None:
     return None if match is None else _value(balanced(args, match.end(), stop_at_comma=True))
 
 
+# Rust's clap derive: a struct field under `#[arg(...)]` (clap 4) or `#[clap(...)]` (clap 3) is an option
+# when the attribute says `long`; its name is `long = "x"` or the field's, kebab-cased. Doc comments and
+# other attributes may stand between the attribute and the field.
+_CLAP_ATTRIBUTE = re.compile(r"#\[(?:arg|clap)\(")
+_CLAP_WORDS = ("#[arg(", "#[clap(")
+_CLAP_FIELD = re.compile(
+    r"\)\]\s*(?:(?://[^\n]*|#\[[^\n]*\])\s*)*(?:pub(?:\([^)]*\))?\s+)?(?P<field>[a-z_][a-z0-9_]*)\s*:(?!:)"
+)
+_CLAP_LONG = re.compile(r'\blong\b(?:\s*=\s*"(?P<name>[^"]*)")?')
+_CLAP_DEFAULT = re.compile(r"\bdefault_value(?:_t)?\s*=\s*")
+_CLAP_ENV = re.compile(r'\benv\s*=\s*"(?P<name>[A-Z][A-Z0-9_]{2,})"')
+_RUST_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+def clap_arguments(side: Side) -> Iterator[Found]:
+    """Options (and the environment variables they read) that clap derives from a struct's annotated fields."""
+    if not any(word in side.text for word in _CLAP_WORDS):
+        return
+    for attribute in _CLAP_ATTRIBUTE.finditer(side.text):
+        args = balanced(side.text, attribute.end())
+        field = _CLAP_FIELD.match(side.text, attribute.end() + len(args))
+        long = _CLAP_LONG.search(_blank_strings(args))
+        if field is None or long is None:
+            continue
+        named = _CLAP_LONG.match(args, long.start())  # the same place, its string read back
+        name = (named.group("name") if named else None) or field.group("field").strip("_").replace("_", "-")
+        yield Found(SurfaceKind.cli_option, f"--{name}", _default(args, _CLAP_DEFAULT.search(args)))
+        if env := _CLAP_ENV.search(args):
+            yield Found(SurfaceKind.env_var, env.group("name"))
+
+
+def _blank_strings(code: str) -> str:
+    """``code`` with every string literal's content blanked, positions kept: words in a help text are no keys."""
+    return _RUST_STRING.sub(lambda literal: '"' + " " * (len(literal.group()) - 2) + '"', code)
+
+
 # Environment variables read in Python, Rust, Go, C/C++ and JavaScript.
 _ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|[Gg]etenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
@@ -321,6 +357,7 @@ _TOP_LEVEL = _finds(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029][-+ ](?:async|de
 #: Every extractor of source files; dependency floors are read from manifests apart (:mod:`.floors`).
 EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(cli_options, _holds("--")),
+    Extractor(clap_arguments, _holds(*_CLAP_WORDS)),
     Extractor(env_vars, lambda path, patch: env_file(path) or _holds(*_ENV_WORDS)(path, patch)),
     Extractor(config_keys, lambda path, _: config_file(path)),
     Extractor(http_routes, _holds("'/", '"/')),
