@@ -165,6 +165,38 @@ def test_options_clap_derives_from_struct_fields(repo: Repo) -> None:
     ]
 
 
+_GO_FLAGS = """package cmd
+
+func init() {
+	rootCmd.Flags().StringVarP(&opts.output, "output", "o", "text", "output format")
+	rootCmd.PersistentFlags().Bool("verbose", false, "more logs")
+	port := flag.Int("port", 8080, "port to listen on, e.g. Flags().Bool(x)")
+	_ = port
+}
+"""
+
+
+def test_flags_a_go_program_declares_with_flag_or_pflag(repo: Repo) -> None:
+    repo.change("Add the flags", {"cmd/root.go": _GO_FLAGS})
+    json = _GO_FLAGS.replace('"text"', '"json"')
+    changed = repo.change("JSON by default", {"cmd/root.go": json})
+    assert surface(analyse(changed)) == {("cli_option", "default_changed", "--output", "text", "json", None)}
+    quiet = json.replace('\trootCmd.PersistentFlags().Bool("verbose", false, "more logs")\n', "")
+    dropped = repo.change("Drop verbose", {"cmd/root.go": quiet})
+    assert surface(analyse(dropped)) == {("cli_option", "removed", "--verbose", None, None, None)}
+    port = repo.change("Port 9090", {"cmd/root.go": quiet.replace("8080", "9090")})
+    assert surface(analyse(port)) == {("cli_option", "default_changed", "--port", "8080", "9090", None)}
+    named = (
+        quiet.replace("8080", "9090")
+        .replace('"output", "o"', 'outputFlag, "o"')
+        .replace("func init", 'const outputFlag = "output"\n\nfunc init')
+    )
+    constant = repo.change("Name the output flag", {"cmd/root.go": named})
+    assert not surface(analyse(constant))  # its name read from a constant, the flag is still declared
+    read = 'package cmd\n\nfunc run() bool {\n\tv, _ := rootCmd.Flags().GetBool("verbose")\n\treturn v\n}\n'
+    assert not surface(analyse(repo.change("Read verbose", {"cmd/run.go": read})))
+
+
 def test_an_option_that_only_moves_between_files_is_no_change(repo: Repo) -> None:
     repo.change("Add the cli", {"engine/cli.py": _CLI})
     moved = repo.change("Move the parser", {"engine/parser.py": _CLI}, removed=("engine/cli.py",))

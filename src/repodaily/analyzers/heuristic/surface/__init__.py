@@ -19,10 +19,12 @@ users rely on), and only the manifests of the build class for floors.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
@@ -63,7 +65,7 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
             for extract in extractors:
                 for found in extract(side):
                     seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
-    changes = dependency_changes(manifests, source, rules) + _compare(before, after)
+    changes = dependency_changes(manifests, source, rules) + _still_named(_compare(before, after), source)
     order = list(SurfaceKind)
     # A major framework's floor is what a reader must see first among floors (`torch` before a kernel tag).
     major = rules.dependencies.is_major
@@ -106,6 +108,25 @@ def _compare(
                     )
                 )
     return _renames(changes, before, after)
+
+
+def _still_named(changes: list[SurfaceChange], source: list[ContextFile]) -> list[SurfaceChange]:
+    """``changes`` less the options removed whose name an added line still quotes.
+
+    A declaration that now takes its name from a constant (``BoolP(helpFlagName, ...)``
+    beside ``helpFlagName = "help"``) keeps the option; the extractors read
+    literals only, so without this it would look removed.
+    """
+    removed = [c for c in changes if c.kind == SurfaceKind.cli_option and c.change == SurfaceAction.removed]
+    if not removed:
+        return changes
+    added = "\n".join(line for file in source for line in signed_lines(file.text, "+"))
+    kept = {c.name for c in removed if re.search(rf"""["']{re.escape(c.name.lstrip("-"))}["']""", added)}
+    return [
+        c
+        for c in changes
+        if not (c.name in kept and c.kind == SurfaceKind.cli_option and c.change == SurfaceAction.removed)
+    ]
 
 
 def _deprecation(name: str, old: list[_Seen], new: list[_Seen]) -> list[SurfaceChange]:

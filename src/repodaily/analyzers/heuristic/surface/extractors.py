@@ -99,6 +99,45 @@ def _blank_strings(code: str) -> str:
     return _RUST_STRING.sub(lambda literal: '"' + " " * (len(literal.group()) - 2) + '"', code)
 
 
+# Go's flag package and pflag (cobra): `cmd.Flags().StringVarP(&o.x, "name", "n", "def", "usage")`,
+# `flag.Int("port", 8080, "usage")`. The name is the first string argument; the default follows it (after
+# the shorthand of a `...P` call).
+_GO_FLAG = re.compile(
+    r"(?:\b(?:Persistent|Local)?Flags\(\)|\bflag)\."
+    r"(?P<type>Bool|String|U?Int(?:8|16|32|64)?|Float(?:32|64)|Duration|Count|IP|IPMask|IPNet|BytesHex|BytesBase64|"
+    r"StringSlice|StringArray|StringToString|StringToInt(?:64)?|U?Int(?:32|64)?Slice|BoolSlice|Float(?:32|64)Slice|"
+    r"DurationSlice|IPSlice|Func|BoolFunc|TextVar)(?P<var>Var)?(?P<short>P)?\("
+)
+_GO_FLAG_WORDS = ("Flags().", "flag.")
+_GO_STRING = re.compile(r'^"(?P<name>[A-Za-z0-9][\w.-]*)"$')
+
+
+def go_flags(side: Side) -> Iterator[Found]:
+    """Flags a Go program declares with the standard ``flag`` package or pflag, with their defaults."""
+    if not any(word in side.text for word in _GO_FLAG_WORDS):
+        return
+    for call in _GO_FLAG.finditer(side.text):
+        args = _arguments(balanced(side.text, call.end()))
+        if call.group("var"):
+            args = args[1:]  # the variable the value is stored in
+        name = _GO_STRING.match(args[0]) if args else None
+        if name is None:
+            continue
+        rest = args[2:] if call.group("short") else args[1:]
+        default = _value(rest[0]) if len(rest) > 1 else None  # the last argument is the usage text
+        yield Found(SurfaceKind.cli_option, f"--{name.group('name')}", default)
+
+
+def _arguments(args: str) -> list[str]:
+    """A call's arguments, split at the commas outside brackets and strings."""
+    found, index = [], 0
+    while index < len(args):
+        part = balanced(args, index, stop_at_comma=True)
+        found.append(part.strip())
+        index += len(part) + 1
+    return found
+
+
 # Environment variables read in Python, Rust, Go, C/C++ and JavaScript.
 _ENV_READ = re.compile(
     r"""(?:environ(?:\.get)?\s*[\[(]|[Gg]etenv\s*\(|env::var(?:_os)?\s*\(|LookupEnv\s*\(|process\.env\.)\s*"""
@@ -358,6 +397,7 @@ _TOP_LEVEL = _finds(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029][-+ ](?:async|de
 EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(cli_options, _holds("--")),
     Extractor(clap_arguments, _holds(*_CLAP_WORDS)),
+    Extractor(go_flags, lambda path, patch: path.endswith(".go") and _any_in(_GO_FLAG_WORDS, patch)),
     Extractor(env_vars, lambda path, patch: env_file(path) or _holds(*_ENV_WORDS)(path, patch)),
     Extractor(config_keys, lambda path, _: config_file(path)),
     Extractor(http_routes, _holds("'/", '"/')),
