@@ -895,6 +895,7 @@ def fragment(path: str, *lines: str, status: FileStatus = FileStatus.added) -> C
         ("changelog/12345.improvement.rst", ChangeType.feat, False),
         ("src/project/newsfragments/12345.deprecation", ChangeType.feat, True),
         ("changes/+orphan.bugfix.1.md", ChangeType.fix, False),
+        ("changelog/12345.packaging.rst", ChangeType.build, False),
     ],
 )
 def test_a_news_fragment_is_an_entry_in_the_section_its_name_gives(
@@ -925,6 +926,7 @@ def test_a_removal_or_breaking_fragment_is_a_high_breaking_feature(path: str) ->
     [
         fragment("changelog/12345.trivial.rst", "Tidy the collection loop."),
         fragment("newsfragments/12345.misc", "Tidy the collection loop."),
+        fragment("changelog/12345.contrib.rst", "The test suite runs the collection loop twice."),
         fragment("changelog/12345.bugfix.rst", "Fixed an old bug.", status=FileStatus.modified),
     ],
 )
