@@ -43,7 +43,6 @@ from repodaily.config import Config, RepoConfig, command_line_repo, find_config_
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
-from repodaily.evaluation import evaluate, load_labels, print_evaluation
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
@@ -684,6 +683,8 @@ def evaluate_labels(
     Example:
       repodaily eval vllm-dev.json --repo ~/src/vllm --name vllm-project/vllm --diff
     """
+    from repodaily.evaluation import evaluate, load_labels, print_evaluation  # scoring is this command's alone
+
     gold = load_labels(Path(labels))
     config = _load(config_path, **flags)
     redact = _guard(config)

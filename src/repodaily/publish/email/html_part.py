@@ -23,14 +23,17 @@ the escaping let through.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Sequence
-
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from typing import TYPE_CHECKING
 
 from repodaily.render.anchors import github_slug
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt  # imported here: runs without e-mail skip its start-up cost
+    from markdown_it.token import Token
 
 __all__ = ["email_html"]
 
@@ -74,7 +77,14 @@ _FIRST_CELL = ";white-space:nowrap"
 _OUR_HTML = re.compile(r'<sub>|</sub>|<br\s*/?>|<a id="c-[0-9a-f]{7,40}">|</a>')
 _SAFE_HREF = re.compile(r"(?:https?:|mailto:|#)", re.IGNORECASE)
 
-_PARSER = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
+@functools.cache
+def _parser() -> MarkdownIt:
+    """The CommonMark parser, made on the first message: runs that send no e-mail never load it."""
+    from markdown_it import MarkdownIt  # imported here: runs without e-mail skip its start-up cost
+
+    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+
 
 _PAGE = """<!DOCTYPE html>
 <html lang="{lang}">
@@ -102,9 +112,10 @@ _LANGUAGES = {"zh": "zh-CN", "en": "en"}
 
 def email_html(markdown: str, *, title: str, language: str) -> str:
     """A whole HTML document for ``markdown`` (a report), every element styled inline."""
-    tokens = _PARSER.parse(markdown)
+    parser = _parser()
+    tokens = parser.parse(markdown)
     _prepare(tokens)
-    body = _PARSER.renderer.render(tokens, _PARSER.options, {})
+    body = parser.renderer.render(tokens, parser.options, {})
     return _PAGE.format(lang=_LANGUAGES.get(language, language), title=html.escape(title), text=_TEXT, body=body)
 
 
