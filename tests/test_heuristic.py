@@ -675,10 +675,14 @@ def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str
     assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
 
 
-def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() -> None:
+def test_plain_sentence_removing_a_deprecated_argument_is_breaking_but_medium() -> None:
+    # Its users were warned through the deprecation period; removing an argument without one is high.
     result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
     assert result.flags.breaking
-    assert (result.type, result.importance) == (ChangeType.feat, Importance.high)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    unannounced = judge("Remove the `verify` argument", change("requests/api.py"))
+    assert unannounced.flags.breaking
+    assert (unannounced.type, unannounced.importance) == (ChangeType.feat, Importance.high)
 
 
 # --------------------------------------------------------------------------- plain titles: options, restores, tooling
