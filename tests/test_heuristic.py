@@ -1024,10 +1024,14 @@ def test_branch_sync_merge_title_carries_no_evidence() -> None:
     assert result.importance_reason.startswith("a merge whose title says nothing")
 
 
-def test_branch_sync_merge_is_judged_by_its_content_and_never_high() -> None:
-    entry = changelog("+-   Fix crash when the session key rotates. :ghsa:`4grg-w6v8-c28g`")
+def test_branch_sync_merge_is_judged_by_its_content_and_high_only_for_a_security_fix() -> None:
+    entry = changelog("+-   Fix crash when the session key rotates.")
     result = judge("Merge branch 'stable'", change("src/flask/sessions.py"), entry, parents=2)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert not result.flags.security
+    advisory = changelog("+-   Fix crash when the session key rotates. :ghsa:`4grg-w6v8-c28g`")
+    result = judge("Merge branch 'stable'", change("src/flask/sessions.py"), advisory, parents=2)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
     assert result.flags.security
 
 

@@ -6,12 +6,17 @@ source, as a report reads it (:class:`test_surface.Repo`).
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Importance
+from repodaily.models import ChangeType, Commit, Importance
+from repodaily.sources.git import collect_commits, open_repository
+
+_BRANCHED = datetime(2026, 2, 8, 18, tzinfo=UTC)
+_MERGED = datetime(2026, 2, 9, 12, tzinfo=UTC)
 
 _SECURITY = """import posixpath
 
@@ -32,6 +37,71 @@ _CHANGES = "Version 3.0.3\n-------------\n\nUnreleased\n\n"
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(tmp_path, {"README.md": "# lib\n", "src/lib/security.py": _SECURITY, "CHANGES.rst": _CHANGES})
+
+
+def merged_from(repo: Repo, branch: str, message: str, files: dict[str, str]) -> Commit:
+    """The merge (titled ``message``) into main of a commit of ``files`` made the day before on ``branch``."""
+    builder = repo.builder
+    builder.git("checkout", "-q", "-b", branch)
+    builder.commit("Fix the issue", when=_BRANCHED, files=files)
+    builder.git("checkout", "-q", "main")
+    builder.merge(branch, message, when=_MERGED)
+    repository = open_repository(str(builder.path), cache_dir=repo.path / "cache")
+    (merge,) = collect_commits(repository, _MERGED.replace(hour=0), _MERGED.replace(hour=23, minute=59))
+    return merge
+
+
+def _hardened() -> str:
+    return _SECURITY.replace(
+        'filename.startswith("../")', 'filename.startswith("../")\n            or filename.startswith("/")'
+    )
+
+
+def _released(*entries: str) -> str:
+    return _CHANGES.replace("Unreleased\n\n", "Released 2026-02-09\n\n" + "".join(f"-   {e}\n" for e in entries))
+
+
+# --------------------------------------------------------------------------- stable branches
+
+
+def test_a_stable_branch_merged_back_with_a_security_release_is_a_high_security_fix(repo: Repo) -> None:
+    entries = (
+        "Type annotation for ``endpoint`` is ``Any``.",
+        "``safe_join`` rejects absolute paths. :ghsa:`f9vj-2wh5-fj8j`",
+    )
+    files = {"src/lib/security.py": _hardened(), "CHANGES.rst": _released(*entries)}
+    result = analyse(merged_from(repo, "stable", "Merge branch 'stable'", files))
+    # The advisory's id outvotes the refactor word of the other entry.
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
+    assert result.flags.security
+
+
+def test_a_stable_branch_merged_back_with_ordinary_fixes_stays_medium(repo: Repo) -> None:
+    files = {"src/lib/security.py": _hardened(), "CHANGES.rst": _released("Fix a crash in ``safe_join``.")}
+    result = analyse(merged_from(repo, "stable", "Merge branch 'stable'", files))
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert not result.flags.security
+
+
+# --------------------------------------------------------------------------- security advisories
+
+
+def test_a_security_advisory_merged_from_its_private_fork_is_a_security_fix(repo: Repo) -> None:
+    result = analyse(merged_from(repo, "advisory", "Merge commit from fork", {"src/lib/security.py": _hardened()}))
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
+    assert result.flags.security
+
+
+def test_a_squashed_advisory_fork_title_is_a_security_fix(repo: Repo) -> None:
+    result = analyse(repo.change("Merge commit from fork", {"src/lib/security.py": _hardened()}))
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
+    assert result.flags.security
+
+
+def test_merging_another_commit_is_still_a_sync_merge(repo: Repo) -> None:
+    result = analyse(merged_from(repo, "topic", "Merge commit 'abc1234'", {"src/lib/security.py": _hardened()}))
+    assert result.importance_reason.startswith("a merge whose title says nothing")
+    assert not result.flags.security
 
 
 # --------------------------------------------------------------------------- deprecation cycles

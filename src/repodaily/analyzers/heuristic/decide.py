@@ -154,7 +154,10 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
         level = Importance.medium if only_prose or evidence.caps else Importance.high
         ladder.at_least(level, (key, {"match": evidence.signals["security"]}))
     if evidence.sync_merge:
-        ladder.at_most(rules.merges.max_importance, ("reason_sync_merge", {}))
+        # A stable branch merged back brings its security release along: the rubric's
+        # "security => high" outranks the doubt a title that says nothing leaves.
+        if not security:
+            ladder.at_most(rules.merges.max_importance, ("reason_sync_merge", {}))
         if ladder.reasons[0][0] != "reason_sync_merge":
             ladder.reasons.insert(0, ("reason_sync_merge", {}))
     user_facing = counted_user_facing and (
