@@ -128,3 +128,22 @@ def test_removing_what_was_deprecated_is_breaking_but_medium(repo: Repo) -> None
     result = analyse(repo.change("Remove deprecated `OLD_CODES`", {"src/lib/status.py": removed}))
     assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
     assert result.flags.breaking
+
+
+# --------------------------------------------------------------------------- runtimes
+
+
+def test_dropping_a_python_version_is_a_breaking_build_change(repo: Repo) -> None:
+    pyproject = '[project]\nname = "lib"\nrequires-python = ">={}"\ndependencies = ["markupsafe>=2.1.1"]\n'
+    repo.change("Add packaging", {"pyproject.toml": pyproject.format("3.8")})
+    files = {
+        "pyproject.toml": pyproject.format("3.9"),
+        "CHANGES.rst": _CHANGES + "-   Drop support for Python 3.8.\n",
+        # Code written for the new floor comes along.
+        "src/lib/security.py": _SECURITY.replace(
+            "def safe_join(directory, *pathnames):", "def safe_join(directory: str, *pathnames: str) -> str | None:"
+        ),
+    }
+    result = analyse(repo.change("drop support for Python 3.8", files))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.high)
+    assert result.flags.breaking
