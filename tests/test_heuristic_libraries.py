@@ -147,3 +147,24 @@ def test_dropping_a_python_version_is_a_breaking_build_change(repo: Repo) -> Non
     result = analyse(repo.change("drop support for Python 3.8", files))
     assert (result.type, result.importance) == (ChangeType.build, Importance.high)
     assert result.flags.breaking
+
+
+# --------------------------------------------------------------------------- what a program shows
+
+
+def test_rewording_an_exception_message_is_a_low_fix(repo: Repo) -> None:
+    worded = _SECURITY.replace("return None\n", 'raise RuntimeError(f"{filename!r} escapes the directory")\n', 1)
+    repo.change("Raise on escaping paths", {"src/lib/security.py": worded})
+    reworded = worded.replace("escapes the directory", "is outside the base directory")
+    result = analyse(
+        repo.change("Correct the RuntimeError message content in safe_join", {"src/lib/security.py": reworded})
+    )
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.low)
+
+
+def test_giving_a_class_a_repr_is_a_low_feature(repo: Repo) -> None:
+    before = "class UploadFile:\n    def __init__(self, filename):\n        self.filename = filename\n"
+    repo.change("Add uploads", {"src/lib/uploads.py": before})
+    after = before + "\n    def __repr__(self):\n        return f'UploadFile(filename={self.filename!r})'\n"
+    result = analyse(repo.change("Add `UploadFile.__repr__`", {"src/lib/uploads.py": after}))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
