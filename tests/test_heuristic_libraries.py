@@ -168,3 +168,26 @@ def test_giving_a_class_a_repr_is_a_low_feature(repo: Repo) -> None:
     after = before + "\n    def __repr__(self):\n        return f'UploadFile(filename={self.filename!r})'\n"
     result = analyse(repo.change("Add `UploadFile.__repr__`", {"src/lib/uploads.py": after}))
     assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
+
+
+# --------------------------------------------------------------------------- defaults
+
+
+_REDIRECT = "def redirect(location, code={}):\n    return (code, location)\n"
+
+
+def test_a_default_replaced_by_a_named_other_is_breaking(repo: Repo) -> None:
+    repo.change("Add redirect", {"src/lib/utils.py": _REDIRECT.format(302)})
+    entry = "-   ``redirect`` returns a ``303`` status code by default instead of ``302``.\n"
+    files = {"src/lib/utils.py": _REDIRECT.format(303), "CHANGES.rst": _CHANGES + entry}
+    result = analyse(repo.change("`redirect` defaults to 303", files))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.high)
+    assert result.flags.breaking
+
+
+def test_a_feature_switched_on_by_default_names_no_old_default(repo: Repo) -> None:
+    repo.change("Add redirect", {"src/lib/utils.py": _REDIRECT.format(302)})
+    entry = "-   Redirect caching is enabled by default.\n"
+    files = {"src/lib/utils.py": _REDIRECT.format(302) + "CACHE = True\n", "CHANGES.rst": _CHANGES + entry}
+    result = analyse(repo.change("Enable redirect caching by default", files))
+    assert not result.flags.breaking
