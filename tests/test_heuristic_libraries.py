@@ -45,10 +45,10 @@ def merged_from(repo: Repo, branch: str, message: str, files: dict[str, str]) ->
     builder.git("checkout", "-q", "-b", branch)
     builder.commit("Fix the issue", when=_BRANCHED, files=files)
     builder.git("checkout", "-q", "main")
-    builder.merge(branch, message, when=_MERGED)
+    sha = builder.merge(branch, message, when=_MERGED)
     repository = open_repository(str(builder.path), cache_dir=repo.path / "cache")
-    (merge,) = collect_commits(repository, _MERGED.replace(hour=0), _MERGED.replace(hour=23, minute=59))
-    return merge
+    day = collect_commits(repository, _MERGED.replace(hour=0), _MERGED.replace(hour=23, minute=59))
+    return next(commit for commit in day if commit.sha == sha)
 
 
 def _hardened() -> str:
@@ -191,3 +191,16 @@ def test_a_feature_switched_on_by_default_names_no_old_default(repo: Repo) -> No
     files = {"src/lib/utils.py": _REDIRECT.format(302) + "CACHE = True\n", "CHANGES.rst": _CHANGES + entry}
     result = analyse(repo.change("Enable redirect caching by default", files))
     assert not result.flags.breaking
+
+
+# --------------------------------------------------------------------------- packaging
+
+
+def test_changing_the_build_backend_is_a_build_change(repo: Repo) -> None:
+    setuptools = '[build-system]\nrequires = ["setuptools"]\nbuild-backend = "setuptools.build_meta"\n'
+    repo.change("Add packaging", {"pyproject.toml": setuptools})
+    flit = '[build-system]\nrequires = ["flit_core<4"]\nbuild-backend = "flit_core.buildapi"\n'
+    entry = "-   Use ``flit_core`` instead of ``setuptools`` as build backend.\n"
+    files = {"pyproject.toml": flit, "CHANGES.rst": _CHANGES + entry, "src/lib/__init__.py": '"""The lib."""\n'}
+    result = analyse(merged_from(repo, "2.3.x", "Merge branch '2.3.x'", files))
+    assert result.type == ChangeType.build
