@@ -204,3 +204,13 @@ def test_changing_the_build_backend_is_a_build_change(repo: Repo) -> None:
     files = {"pyproject.toml": flit, "CHANGES.rst": _CHANGES + entry, "src/lib/__init__.py": '"""The lib."""\n'}
     result = analyse(merged_from(repo, "2.3.x", "Merge branch '2.3.x'", files))
     assert result.type == ChangeType.build
+
+
+def test_retiring_a_legacy_setup_py_drops_no_dependency(repo: Repo) -> None:
+    pyproject = '[project]\nname = "lib"\ndependencies = ["anyio>=3.4.0,<5"]\n'
+    setup = 'from setuptools import setup\n\nsetup(name="lib", install_requires=[\n    "anyio>=3.4.0,<5",\n])\n'
+    files = {"pyproject.toml": pyproject, "setup.py": setup, "src/lib/run.py": "import anyio\n"}
+    repo.change("Add packaging", files)
+    result = analyse(repo.change("Delete setup.py", {}, removed=("setup.py",)))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.breaking

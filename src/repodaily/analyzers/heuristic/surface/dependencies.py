@@ -2,10 +2,11 @@
 
 A floor is raised when a manifest line's version goes up. A dependency is dropped
 when the removed lines of the commit's manifests name it and no added line does
-(a requirement moved between files is no change), and the commit deletes no
-import of it: code that stops using a package takes nothing from users, while a
-package dropped from the install but still imported by the project leaves
-whoever needs it to install it themselves.
+(a requirement moved between files is no change), the manifest stays (one retired
+whole takes its list along), and the commit deletes no import of it: code that
+stops using a package takes nothing from users, while a package dropped from the
+install but still imported by the project leaves whoever needs it to install it
+themselves.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterable
 
 from repodaily.analyzers.heuristic.patch import shipped_lines, signed_lines, version_changes
 from repodaily.analyzers.heuristic.rules import RuleSet
-from repodaily.models import ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import ContextFile, FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["dependency_changes"]
 
@@ -39,7 +40,10 @@ def dependency_changes(
         for dep, old, new in version_changes(file, rules).values()
         if _numbers(new) > _numbers(old) and dep.lower() not in pinned
     ]
-    removed, added = _listed(manifests, "-", rules), _listed(manifests, "+", rules)
+    # A manifest retired whole (a legacy setup.py beside pyproject.toml) takes its list along:
+    # what it named is declared where the project now declares its dependencies.
+    kept = [file for file in manifests if file.status != FileStatus.deleted]
+    removed, added = _listed(kept, "-", rules), _listed(manifests, "+", rules)
     gone = [key for key in removed if key not in added]
     dropped_imports = (
         _imports("\n".join(line[1:] for f in source for line in signed_lines(f.text, "-"))) if gone else set()
