@@ -425,6 +425,39 @@ def test_a_redirect_kept_on_the_site_is_flagged_a_link_parser_is_not(repo: Repo)
     assert idioms(edit(repo, "engine/links.py", links, parsed)) == []
 
 
+# --------------------------------------------------------------------------- limits switched on, work raised
+
+_FORMS = """class Request:
+    #: How much of a non-file form field is kept in memory.
+    max_form_memory_size: int | None = None
+    batch_size: int | None = None
+"""
+
+
+def test_a_limit_on_client_input_switched_on_by_default_is_flagged_a_tuning_knob_is_not(repo: Repo) -> None:
+    limited = _FORMS.replace("max_form_memory_size: int | None = None", "max_form_memory_size: int | None = 500_000")
+    commit = edit(repo, "src/lib/wrappers.py", _FORMS, limited)
+    assert idioms(commit) == ["input_limit_defaulted"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    # A field that parsed before is refused until the user raises the limit.
+    assert analysis.verdict.flags.breaking
+    tuned = _FORMS.replace("batch_size: int | None = None", "max_batch_size: int | None = 256")
+    assert idioms(edit(repo, "src/lib/engine.py", _FORMS, tuned)) == []
+
+
+_HASHING = 'SALT_CHARS = "abc"\nDEFAULT_PBKDF2_ITERATIONS = 600000\nDEFAULT_RETRIES = 3\n'
+
+
+def test_a_password_hash_work_factor_raised_is_flagged_another_constant_is_not(repo: Repo) -> None:
+    stronger = _HASHING.replace("600000", "1_000_000")
+    commit = edit(repo, "src/lib/security.py", _HASHING, stronger)
+    assert idioms(commit) == ["password_work_raised"]
+    assert flagged(commit)
+    retries = 'SALT_CHARS = "abc"\nDEFAULT_RETRY_ITERATIONS = 3\n'
+    assert idioms(edit(repo, "src/lib/retry.py", retries, retries.replace("= 3", "= 5"))) == []
+
+
 # --------------------------------------------------------------------------- advisories
 
 _REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
