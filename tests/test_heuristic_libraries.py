@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Commit, Importance
+from repodaily.models import Analysis, ChangeType, Commit, Importance
 from repodaily.sources.git import collect_commits, open_repository
 
 _BRANCHED = datetime(2026, 2, 8, 18, tzinfo=UTC)
@@ -49,6 +49,12 @@ def merged_from(repo: Repo, branch: str, message: str, files: dict[str, str]) ->
     repository = open_repository(str(builder.path), cache_dir=repo.path / "cache")
     day = collect_commits(repository, _MERGED.replace(hour=0), _MERGED.replace(hour=23, minute=59))
     return next(commit for commit in day if commit.sha == sha)
+
+
+def rewritten(repo: Repo, path: str, before: str, after: str, message: str) -> Analysis:
+    """``path`` committed as ``before``, then rewritten to ``after`` by the commit ``message``, analysed."""
+    repo.change(f"Add {path}", {path: before})
+    return analyse(repo.change(message, {path: after}))
 
 
 def _hardened() -> str:
@@ -123,9 +129,8 @@ def __getattr__(name):
 
 
 def test_removing_what_was_deprecated_is_breaking_but_medium(repo: Repo) -> None:
-    repo.change("Deprecate OLD_CODES", {"src/lib/status.py": _DEPRECATED})
     removed = _DEPRECATED.split("\n\n\ndef __getattr__")[0] + "\n"
-    result = analyse(repo.change("Remove deprecated `OLD_CODES`", {"src/lib/status.py": removed}))
+    result = rewritten(repo, "src/lib/status.py", _DEPRECATED, removed, "Remove deprecated `OLD_CODES`")
     assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
     assert result.flags.breaking
 
@@ -154,19 +159,16 @@ def test_dropping_a_python_version_is_a_breaking_build_change(repo: Repo) -> Non
 
 def test_rewording_an_exception_message_is_a_low_fix(repo: Repo) -> None:
     worded = _SECURITY.replace("return None\n", 'raise RuntimeError(f"{filename!r} escapes the directory")\n', 1)
-    repo.change("Raise on escaping paths", {"src/lib/security.py": worded})
     reworded = worded.replace("escapes the directory", "is outside the base directory")
-    result = analyse(
-        repo.change("Correct the RuntimeError message content in safe_join", {"src/lib/security.py": reworded})
-    )
+    title = "Correct the RuntimeError message content in safe_join"
+    result = rewritten(repo, "src/lib/security.py", worded, reworded, title)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.low)
 
 
 def test_giving_a_class_a_repr_is_a_low_feature(repo: Repo) -> None:
     before = "class UploadFile:\n    def __init__(self, filename):\n        self.filename = filename\n"
-    repo.change("Add uploads", {"src/lib/uploads.py": before})
     after = before + "\n    def __repr__(self):\n        return f'UploadFile(filename={self.filename!r})'\n"
-    result = analyse(repo.change("Add `UploadFile.__repr__`", {"src/lib/uploads.py": after}))
+    result = rewritten(repo, "src/lib/uploads.py", before, after, "Add `UploadFile.__repr__`")
     assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
 
 

@@ -446,16 +446,24 @@ def test_a_limit_on_client_input_switched_on_by_default_is_flagged_a_tuning_knob
     assert idioms(edit(repo, "src/lib/engine.py", _FORMS, tuned)) == []
 
 
-_HASHING = 'SALT_CHARS = "abc"\nDEFAULT_PBKDF2_ITERATIONS = 600000\nDEFAULT_RETRIES = 3\n'
-
-
-def test_a_password_hash_work_factor_raised_is_flagged_another_constant_is_not(repo: Repo) -> None:
-    stronger = _HASHING.replace("600000", "1_000_000")
-    commit = edit(repo, "src/lib/security.py", _HASHING, stronger)
-    assert idioms(commit) == ["password_work_raised"]
-    assert flagged(commit)
-    retries = 'SALT_CHARS = "abc"\nDEFAULT_RETRY_ITERATIONS = 3\n'
-    assert idioms(edit(repo, "src/lib/retry.py", retries, retries.replace("= 3", "= 5"))) == []
+@pytest.mark.parametrize(
+    ("path", "before", "after", "expected"),
+    [
+        (
+            "src/lib/security.py",
+            "PBKDF2_ITERATIONS = 600000\n",
+            "PBKDF2_ITERATIONS = 1_000_000\n",
+            ["password_work_raised"],
+        ),
+        ("src/lib/retry.py", "RETRY_ITERATIONS = 3\n", "RETRY_ITERATIONS = 5\n", []),
+    ],
+)
+def test_a_password_hash_work_factor_raised_is_flagged_another_constant_is_not(
+    repo: Repo, path: str, before: str, after: str, expected: list[str]
+) -> None:
+    commit = edit(repo, path, before, after)
+    assert idioms(commit) == expected
+    assert flagged(commit) == bool(expected)
 
 
 # --------------------------------------------------------------------------- advisories
