@@ -77,9 +77,10 @@ def test_a_stable_branch_merged_back_with_a_security_release_is_a_high_security_
     )
     files = {"src/lib/security.py": _hardened(), "CHANGES.rst": _released(*entries)}
     result = analyse(merged_from(repo, "stable", "Merge branch 'stable'", files))
-    # The advisory's id outvotes the refactor word of the other entry.
+    # The advisory's id outvotes the refactor word of the other entry, and is quoted whole.
     assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
     assert result.flags.security
+    assert ":ghsa:`f9vj-2wh5-fj8j`" in result.importance_reason
 
 
 def test_a_stable_branch_merged_back_with_ordinary_fixes_stays_medium(repo: Repo) -> None:
