@@ -568,6 +568,25 @@ def test_a_requirement_moved_between_manifests_is_no_change(repo: Repo) -> None:
     assert not [c for c in analyse(commit).surface if c.kind == "dependency"]
 
 
+def test_a_floor_raised_in_a_cargo_inline_table_is_read(repo: Repo) -> None:
+    manifest = '[package]\nname = "engine"\n\n[dependencies]\nnix = {{ default-features = false, version = "{v}" }}\n'
+    repo.change("Package", {"Cargo.toml": manifest.format(v="0.29.0")})
+    analysis = analyse(repo.change("Update dependencies", {"Cargo.toml": manifest.format(v="0.30.1")}))
+    assert ("dependency_floor", "raised_floor", "nix", "0.29.0", "0.30.1", None) in surface(analysis)
+
+
+def test_a_dependency_made_optional_in_an_inline_table_is_not_dropped(repo: Repo) -> None:
+    code = "use tracer::trace;\n\npub fn run() {\n    trace();\n}\n"
+    repo.change("Package", {"Cargo.toml": '[dependencies]\ntracer = "0.3.6"\n', "src/lib.rs": code})
+    optional = '[features]\ndefault = ["tracing"]\ntracing = ["tracer"]\n\n[dependencies]\n'
+    commit = repo.change(
+        "Make tracing a feature", {"Cargo.toml": optional + 'tracer = { version = "0.3.7", optional = true }\n'}
+    )
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == "dependency"]
+    assert not analysis.flags.breaking
+
+
 def test_a_new_platform_is_a_high_feature(repo: Repo) -> None:
     base = "class Platform:\n    name = 'base'\n"
     repo.change("Platforms", {"engine/platforms/interface.py": base})
