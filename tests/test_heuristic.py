@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from message_parts import parsed_parts
+from test_surface import Repo, analyse
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
 from repodaily.errors import ConfigError
@@ -673,6 +675,36 @@ def test_rust_project_with_conventional_commits_and_dependabot(
 )
 def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str], expected: tuple[str, str]) -> None:
     assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
+
+
+_EXAMPLE = "def main():\n    upload(train())\n"
+
+
+@pytest.mark.parametrize(
+    ("subject", "files", "expected"),
+    [
+        # A fix or a feature the message names in an example stays one, low as examples rank.
+        ("Fix the upload step of the training example", {"examples/train.py": _EXAMPLE}, "fix"),
+        ("Support EDM-style training", {"examples/train.py": _EXAMPLE, "examples/README.md": "# EDM\n"}, "feat"),
+        (
+            "examples: fix serving assets at the root",
+            {
+                "examples/serve/src/main.rs": "fn main() {\n    serve(root());\n}\n",
+                "examples/serve/Cargo.toml": '[package]\nname = "x"\n',
+            },
+            "fix",
+        ),
+        # A benchmark is the developers' tool: its fixes stay chores.
+        ("Fix up the attention benchmarks", {"benchmarks/bench_attention.py": _EXAMPLE}, "chore"),
+    ],
+)
+def test_a_change_confined_to_examples_keeps_the_type_its_message_names(
+    tmp_path: Path, subject: str, files: dict[str, str], expected: str
+) -> None:
+    repo = Repo(tmp_path, {"README.md": "# engine\n", **{path: "\n" for path in files}})
+    analysis = analyse(repo.change(subject, files))
+    assert (analysis.type, analysis.importance) == (ChangeType(expected), Importance.low)
+    assert analysis.importance_reason.count("example") == 1
 
 
 def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() -> None:
