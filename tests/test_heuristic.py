@@ -707,6 +707,13 @@ def test_a_change_confined_to_examples_keeps_the_type_its_message_names(
     assert analysis.importance_reason.count("example") == 1
 
 
+def test_a_nix_flake_sped_up_is_a_build_change(tmp_path: Path) -> None:
+    flake = "{{\n  outputs = {{ nixpkgs, ... }}: {{\n    packages.default = {builder};\n  }};\n}}\n"
+    repo = Repo(tmp_path, {"flake.nix": flake.format(builder="pkgs.rustPlatform.buildRustPackage")})
+    analysis = analyse(repo.change("perf(flake): speed up rebuilds", {"flake.nix": flake.format(builder="naersk")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+
+
 def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() -> None:
     result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
     assert result.flags.breaking

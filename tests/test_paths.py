@@ -117,6 +117,8 @@ def test_path_classes_ignore_case():
         ("docs/.nav.yml", "docs"),  # a docs directory's own files are documentation
         ("docs/contributing/dockerfile/dockerfile.md", "docs"),  # a page about Dockerfiles is not one
         ("docker/Dockerfile.rocm", "build"),
+        ("flake.nix", "build"),
+        ("nix/default.nix", "build"),
         ("dev-requirements.txt", "build"),
         ("tests/kernels/test_x.py", "test"),
         ("website/src/components/Testimonials/index.tsx", "website"),
