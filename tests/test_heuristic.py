@@ -766,6 +766,13 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+def test_a_speedup_measured_as_a_range_is_high(tmp_path: Path) -> None:
+    loader = "def load(path):\n    return {}(path)\n"
+    repo = Repo(tmp_path, {"engine/loading.py": loader.format("read_slowly")})
+    analysis = analyse(repo.change("Speed up model loading by 4-5x", {"engine/loading.py": loader.format("read_fast")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.perf, Importance.high)
+
+
 def test_title_stating_a_new_default_is_high() -> None:
     assert judge("redirect defaults to 303 (#5898)", change("flask/helpers.py")).importance == Importance.high
 
