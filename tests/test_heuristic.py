@@ -766,6 +766,23 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+_SETUP = 'install_requires = [\n    "numpy>=1.26",\n    "safetensors>={v}",\n]\n'
+_VERSIONS = 'deps = {{\n    "numpy": "numpy>=1.26",\n    "safetensors": "safetensors>={v}",\n}}\n'
+
+
+def test_a_commit_that_changes_nothing_but_versions_is_a_build_change_whatever_its_prefix(tmp_path: Path) -> None:
+    def files(version: str) -> dict[str, str]:
+        return {"setup.py": _SETUP.format(v=version), "engine/dependency_versions.py": _VERSIONS.format(v=version)}
+
+    # From a release candidate to the release: no floor rises, only the version strings change.
+    repo = Repo(tmp_path, files("0.8.0-rc.0"))
+    analysis = analyse(repo.change("feat: bump safetensors to 0.8.0", files("0.8.0")))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+    # Code written beside the bump is more than versions: the prefix keeps its say.
+    grown = {**files("0.8.1"), "engine/loading.py": "def load(path):\n    return stream(path)\n"}
+    assert analyse(repo.change("feat: stream safetensors files", grown)).type == ChangeType.feat
+
+
 def test_a_speedup_measured_as_a_range_is_high(tmp_path: Path) -> None:
     loader = "def load(path):\n    return {}(path)\n"
     repo = Repo(tmp_path, {"engine/loading.py": loader.format("read_slowly")})

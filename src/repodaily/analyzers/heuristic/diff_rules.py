@@ -71,6 +71,7 @@ class DependencyRules(Strict):
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
+    versions_only_weight: float = Field(default=4.0, ge=0)
     manifests: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
     dev_scopes: list[str] = Field(default_factory=list)
