@@ -538,6 +538,34 @@ def test_a_deprecated_shim_removed_ends_the_transition(repo: Repo) -> None:
     assert analysis.flags.breaking
 
 
+_HELPER = """from .utils import deprecate
+
+
+class Pipeline:
+    def enable_vae_slicing(self):
+        message = "`enable_vae_slicing()` is deprecated and will be removed. Please use `pipe.vae.enable_slicing()`."
+        deprecate(
+            "enable_vae_slicing",
+            "1.0.0",
+            message,
+        )
+        self.vae.enable_slicing()
+
+    def __call__(self, prompt):
+        return self.run(prompt)
+"""
+
+
+def test_a_method_that_warns_through_a_deprecation_helper_is_removed_at_the_end_of_its_transition(
+    repo: Repo,
+) -> None:
+    repo.change("Pipelines", {"engine/pipeline.py": _HELPER})
+    without = _HELPER[: _HELPER.index("    def enable_vae_slicing")] + _HELPER[_HELPER.index("    def __call__") :]
+    analysis = analyse(repo.change("post release", {"engine/pipeline.py": without}))
+    assert ("removal", "removed", "enable_vae_slicing()", None, None, "pipe.vae.enable_slicing") in surface(analysis)
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
 _REQUIREMENTS = "numpy>=1.26\nray[cgraph]>=2.48.0\n"
 
 
