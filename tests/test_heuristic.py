@@ -912,6 +912,24 @@ def test_changelog_section_heading_types_the_entries_under_it() -> None:
     assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
 
 
+_RELEASES = "0.4.0\n=====\n\nBug fixes:\n\n* Fix a crash on empty input.\n"
+
+
+def test_a_plain_changelog_heading_ending_in_a_colon_types_the_entries_under_it(tmp_path: Path) -> None:
+    walker = "def walk(root):\n    return {}(root)\n"
+    repo = Repo(tmp_path, {"CHANGELOG.md": _RELEASES, "src/walk.py": walker.format("stat_each")})
+    perf = "Unreleased\n==========\n\nPerformance improvements:\n\n* Improves directory traversal time.\n\n"
+    commit = repo.change(
+        "walk: read entries in batches",
+        {"CHANGELOG.md": perf + _RELEASES, "src/walk.py": walker.format("read_batches")},
+    )
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.perf
+    # Walking a directory tree faster hardens nothing; escaping the served directory is a weakness.
+    assert not analysis.flags.security
+    assert judge("Fix directory traversal in the static file handler", change("src/static.py")).flags.security
+
+
 def test_changelog_entry_lifts_a_title_that_limits_its_impact() -> None:
     entry = changelog("+-   Clearer error message when the app cannot be found.")
     assert judge("Add logging of the app lookup", change("src/flask/cli.py"), entry).importance == Importance.medium
