@@ -408,6 +408,12 @@ def test_a_value_escaped_into_html_is_flagged_new_code_that_escapes_from_the_sta
     assert idioms(edit(repo, "web/footer.py", _PAGE, grown)) == []
 
 
+def test_a_rust_closure_over_an_error_is_no_template_filter(repo: Repo) -> None:
+    before = "fn open(path: &str) -> Result<File> {\n    Ok(File::open(path)?)\n}\n"
+    after = "fn open(path: &str) -> Result<File> {\n    File::open(path).map_err(|e| Error::Io(e.to_string()))\n}\n"
+    assert idioms(edit(repo, "src/file.rs", before, after)) == []
+
+
 _HEADER = """def disposition(filename):
     return f'attachment; filename="{filename}"'
 """
