@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from message_parts import parsed_parts
+from test_surface import Repo, analyse
 
 from repodaily.analyzers.heuristic import HeuristicAnalyzer, RuleSet
 from repodaily.errors import ConfigError
@@ -675,6 +677,43 @@ def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str
     assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
 
 
+_EXAMPLE = "def main():\n    upload(train())\n"
+
+
+@pytest.mark.parametrize(
+    ("subject", "files", "expected"),
+    [
+        # A fix or a feature the message names in an example stays one, low as examples rank.
+        ("Fix the upload step of the training example", {"examples/train.py": _EXAMPLE}, "fix"),
+        ("Support EDM-style training", {"examples/train.py": _EXAMPLE, "examples/README.md": "# EDM\n"}, "feat"),
+        (
+            "examples: fix serving assets at the root",
+            {
+                "examples/serve/src/main.rs": "fn main() {\n    serve(root());\n}\n",
+                "examples/serve/Cargo.toml": '[package]\nname = "x"\n',
+            },
+            "fix",
+        ),
+        # A benchmark is the developers' tool: its fixes stay chores.
+        ("Fix up the attention benchmarks", {"benchmarks/bench_attention.py": _EXAMPLE}, "chore"),
+    ],
+)
+def test_a_change_confined_to_examples_keeps_the_type_its_message_names(
+    tmp_path: Path, subject: str, files: dict[str, str], expected: str
+) -> None:
+    repo = Repo(tmp_path, {"README.md": "# engine\n", **{path: "\n" for path in files}})
+    analysis = analyse(repo.change(subject, files))
+    assert (analysis.type, analysis.importance) == (ChangeType(expected), Importance.low)
+    assert analysis.importance_reason.count("example") == 1
+
+
+def test_a_nix_flake_sped_up_is_a_build_change(tmp_path: Path) -> None:
+    flake = "{{\n  outputs = {{ nixpkgs, ... }}: {{\n    packages.default = {builder};\n  }};\n}}\n"
+    repo = Repo(tmp_path, {"flake.nix": flake.format(builder="pkgs.rustPlatform.buildRustPackage")})
+    analysis = analyse(repo.change("perf(flake): speed up rebuilds", {"flake.nix": flake.format(builder="naersk")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+
+
 def test_plain_sentence_removing_a_deprecated_argument_is_breaking_but_medium() -> None:
     # Its users were warned through the deprecation period; removing an argument without one is high.
     result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
@@ -729,6 +768,30 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (fast.type, fast.importance) == (ChangeType.perf, Importance.high)
     small = judge("[Perf] Avoid a redundant copy, 1.8% throughput improvement", SOURCE)
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
+
+
+_SETUP = 'install_requires = [\n    "numpy>=1.26",\n    "safetensors>={v}",\n]\n'
+_VERSIONS = 'deps = {{\n    "numpy": "numpy>=1.26",\n    "safetensors": "safetensors>={v}",\n}}\n'
+
+
+def test_a_commit_that_changes_nothing_but_versions_is_a_build_change_whatever_its_prefix(tmp_path: Path) -> None:
+    def files(version: str) -> dict[str, str]:
+        return {"setup.py": _SETUP.format(v=version), "engine/dependency_versions.py": _VERSIONS.format(v=version)}
+
+    # From a release candidate to the release: no floor rises, only the version strings change.
+    repo = Repo(tmp_path, files("0.8.0-rc.0"))
+    analysis = analyse(repo.change("feat: bump safetensors to 0.8.0", files("0.8.0")))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+    # Code written beside the bump is more than versions: the prefix keeps its say.
+    grown = {**files("0.8.1"), "engine/loading.py": "def load(path):\n    return stream(path)\n"}
+    assert analyse(repo.change("feat: stream safetensors files", grown)).type == ChangeType.feat
+
+
+def test_a_speedup_measured_as_a_range_is_high(tmp_path: Path) -> None:
+    loader = "def load(path):\n    return {}(path)\n"
+    repo = Repo(tmp_path, {"engine/loading.py": loader.format("read_slowly")})
+    analysis = analyse(repo.change("Speed up model loading by 4-5x", {"engine/loading.py": loader.format("read_fast")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.perf, Importance.high)
 
 
 def test_title_stating_a_new_default_is_high() -> None:
@@ -851,6 +914,24 @@ def test_changelog_section_heading_types_the_entries_under_it() -> None:
     )
     result = judge("config loading tweaks", change("src/config.rs"), entry)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+_RELEASES = "0.4.0\n=====\n\nBug fixes:\n\n* Fix a crash on empty input.\n"
+
+
+def test_a_plain_changelog_heading_ending_in_a_colon_types_the_entries_under_it(tmp_path: Path) -> None:
+    walker = "def walk(root):\n    return {}(root)\n"
+    repo = Repo(tmp_path, {"CHANGELOG.md": _RELEASES, "src/walk.py": walker.format("stat_each")})
+    perf = "Unreleased\n==========\n\nPerformance improvements:\n\n* Improves directory traversal time.\n\n"
+    commit = repo.change(
+        "walk: read entries in batches",
+        {"CHANGELOG.md": perf + _RELEASES, "src/walk.py": walker.format("read_batches")},
+    )
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.perf
+    # Walking a directory tree faster hardens nothing; escaping the served directory is a weakness.
+    assert not analysis.flags.security
+    assert judge("Fix directory traversal in the static file handler", change("src/static.py")).flags.security
 
 
 def test_changelog_entry_lifts_a_title_that_limits_its_impact() -> None:

@@ -117,10 +117,13 @@ def test_path_classes_ignore_case():
         ("docs/.nav.yml", "docs"),  # a docs directory's own files are documentation
         ("docs/contributing/dockerfile/dockerfile.md", "docs"),  # a page about Dockerfiles is not one
         ("docker/Dockerfile.rocm", "build"),
+        ("flake.nix", "build"),
+        ("nix/default.nix", "build"),
         ("dev-requirements.txt", "build"),
         ("tests/kernels/test_x.py", "test"),
         ("website/src/components/Testimonials/index.tsx", "website"),
-        ("benchmarks/kernels/benchmark_moe.py", "examples"),
+        ("benchmarks/kernels/benchmark_moe.py", "benchmarks"),
+        ("examples/offline_inference/basic/basic.py", "examples"),
         ("tools/check_repo.sh", "tooling"),
         ("vllm/model_executor/layers/fused_moe/configs/E=128,N=384.json", "config"),
         (".gitignore", "config"),

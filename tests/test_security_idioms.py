@@ -161,6 +161,38 @@ def test_remote_code_pinned_to_the_users_revision(repo: Repo) -> None:
     assert idioms(repo.change("Add the tokenizer", {"engine/processor.py": more})) == []
 
 
+_COMPONENTS = """def load_components(pipeline_repo, specs, **kwargs):
+    loaded = {}
+    for name, spec in specs.items():
+        load_kwargs = dict(kwargs)
+        loaded[name] = spec.load(**load_kwargs)
+    return loaded
+"""
+
+
+def test_trust_remote_code_withheld_from_other_repositories(repo: Repo) -> None:
+    withheld = _COMPONENTS.replace(
+        "        loaded[name]",
+        "        if spec.repo != pipeline_repo:\n"
+        '            load_kwargs.pop("trust_remote_code", None)\n'
+        "        loaded[name]",
+    )
+    commit = edit(repo, "engine/components.py", _COMPONENTS, withheld)
+    assert idioms(commit) == ["trust_remote_code_withheld"]
+    assert flagged(commit)
+
+
+def test_trust_remote_code_read_from_the_arguments_withholds_nothing(repo: Repo) -> None:
+    read = _COMPONENTS.replace(
+        "        loaded[name]",
+        '        trust = load_kwargs.pop("trust_remote_code", False)\n'
+        "        if trust:\n"
+        '            print("remote code")\n'
+        "        loaded[name]",
+    )
+    assert idioms(edit(repo, "engine/components.py", _COMPONENTS, read)) == []
+
+
 # --------------------------------------------------------------------------- path traversal
 
 _FILES = """import os
@@ -374,6 +406,12 @@ def test_a_value_escaped_into_html_is_flagged_new_code_that_escapes_from_the_sta
     ]
     grown = _PAGE + "\n\ndef footer(note):\n    return '<footer>' + html.escape(note) + '</footer>'\n"
     assert idioms(edit(repo, "web/footer.py", _PAGE, grown)) == []
+
+
+def test_a_rust_closure_over_an_error_is_no_template_filter(repo: Repo) -> None:
+    before = "fn open(path: &str) -> Result<File> {\n    Ok(File::open(path)?)\n}\n"
+    after = "fn open(path: &str) -> Result<File> {\n    File::open(path).map_err(|e| Error::Io(e.to_string()))\n}\n"
+    assert idioms(edit(repo, "src/file.rs", before, after)) == []
 
 
 _HEADER = """def disposition(filename):

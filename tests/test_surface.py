@@ -538,6 +538,34 @@ def test_a_deprecated_shim_removed_ends_the_transition(repo: Repo) -> None:
     assert analysis.flags.breaking
 
 
+_HELPER = """from .utils import deprecate
+
+
+class Pipeline:
+    def enable_vae_slicing(self):
+        message = "`enable_vae_slicing()` is deprecated and will be removed. Please use `pipe.vae.enable_slicing()`."
+        deprecate(
+            "enable_vae_slicing",
+            "1.0.0",
+            message,
+        )
+        self.vae.enable_slicing()
+
+    def __call__(self, prompt):
+        return self.run(prompt)
+"""
+
+
+def test_a_method_that_warns_through_a_deprecation_helper_is_removed_at_the_end_of_its_transition(
+    repo: Repo,
+) -> None:
+    repo.change("Pipelines", {"engine/pipeline.py": _HELPER})
+    without = _HELPER[: _HELPER.index("    def enable_vae_slicing")] + _HELPER[_HELPER.index("    def __call__") :]
+    analysis = analyse(repo.change("post release", {"engine/pipeline.py": without}))
+    assert ("removal", "removed", "enable_vae_slicing()", None, None, "pipe.vae.enable_slicing") in surface(analysis)
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
 _REQUIREMENTS = "numpy>=1.26\nray[cgraph]>=2.48.0\n"
 
 
@@ -566,6 +594,25 @@ def test_a_requirement_moved_between_manifests_is_no_change(repo: Repo) -> None:
         {"requirements/runtime.txt": "numpy>=1.26\n", "requirements/extra.txt": "ray[cgraph]>=2.48.0\n"},
     )
     assert not [c for c in analyse(commit).surface if c.kind == "dependency"]
+
+
+def test_a_floor_raised_in_a_cargo_inline_table_is_read(repo: Repo) -> None:
+    manifest = '[package]\nname = "engine"\n\n[dependencies]\nnix = {{ default-features = false, version = "{v}" }}\n'
+    repo.change("Package", {"Cargo.toml": manifest.format(v="0.29.0")})
+    analysis = analyse(repo.change("Update dependencies", {"Cargo.toml": manifest.format(v="0.30.1")}))
+    assert ("dependency_floor", "raised_floor", "nix", "0.29.0", "0.30.1", None) in surface(analysis)
+
+
+def test_a_dependency_made_optional_in_an_inline_table_is_not_dropped(repo: Repo) -> None:
+    code = "use tracer::trace;\n\npub fn run() {\n    trace();\n}\n"
+    repo.change("Package", {"Cargo.toml": '[dependencies]\ntracer = "0.3.6"\n', "src/lib.rs": code})
+    optional = '[features]\ndefault = ["tracing"]\ntracing = ["tracer"]\n\n[dependencies]\n'
+    commit = repo.change(
+        "Make tracing a feature", {"Cargo.toml": optional + 'tracer = { version = "0.3.7", optional = true }\n'}
+    )
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == "dependency"]
+    assert not analysis.flags.breaking
 
 
 def test_a_new_platform_is_a_high_feature(repo: Repo) -> None:

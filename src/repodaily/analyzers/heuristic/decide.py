@@ -58,12 +58,18 @@ class _Ladder:
     def at_least(self, level: Importance, reason: Reason) -> None:
         if level.rank < self.level.rank:
             self.level = level
-            self.reasons.insert(0, reason)
+            self._first(reason)
 
     def at_most(self, level: Importance, reason: Reason) -> None:
         if level.rank > self.level.rank:
             self.level = level
-            self.reasons.insert(0, reason)
+            self._first(reason)
+
+    def _first(self, reason: Reason) -> None:
+        """Put ``reason`` first; a reason the ladder already gives (its start, capping it) is said once."""
+        if reason in self.reasons:
+            self.reasons.remove(reason)
+        self.reasons.insert(0, reason)
 
 
 def _best(pool: dict[ChangeType, float], rules: RuleSet) -> ChangeType:
@@ -79,7 +85,8 @@ def _primary(title: Title, evidence: Evidence, facts: Files, rules: RuleSet) -> 
     if is_release(evidence, facts, rules):
         return ChangeType.chore, "release"
     if facts.only_types:
-        voted = {t: evidence.votes[t] for t in facts.only_types if evidence.votes.get(t, 0) > 0}
+        allowed = {*facts.only_types, *facts.message_types}
+        voted = {t: evidence.votes[t] for t in allowed if evidence.votes.get(t, 0) > 0}
         return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
     if facts.pure_move:
         return ChangeType.refactor, "moves"
@@ -114,6 +121,10 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     if path_caps and all(path_caps):
         loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
         ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+    dominant_cap = rules.path_rules(facts.dominant_class).max_importance
+    if basis == "paths" and primary in facts.message_types and dominant_cap is not None:
+        # The message names the type; the files still say how far it reaches (a fix to an example is low).
+        ladder.at_most(dominant_cap, ("reason_only_class", {"label": facts.dominant_class}))
     if basis == "revert" and facts.only_types:
         # Reverting a change to tests or docs is no more important than making it.
         loosest = min((rules.importance[t] for t in facts.only_types), key=lambda c: c.rank)

@@ -36,9 +36,12 @@ class PathClassRules(PathClass):
     too, which is how they extend that table for the analyzer and the context
     stage alike.
     ``changelog`` files are read for the entries a commit adds (see :class:`ChangelogRules`).
+    ``message_types`` are types the message may still give such a commit, for files
+    that are no kind of change of their own (a fix to an example is a fix).
     """
 
     type: ChangeType | None = None
+    message_types: list[ChangeType] = Field(default_factory=list)
     max_importance: Importance | None = None
     user_facing: bool = False
     ignorable: bool = False
@@ -68,6 +71,7 @@ class DependencyRules(Strict):
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
+    versions_only_weight: float = Field(default=4.0, ge=0)
     manifests: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
     dev_scopes: list[str] = Field(default_factory=list)

@@ -27,6 +27,7 @@ class Files:
     classes: list[str]
     counted: list[int]
     only_types: dict[ChangeType, int]
+    message_types: frozenset[ChangeType]  # types the message may give it, by its dominant class, over `only_types`
     dominant_class: str
     pure_move: bool
     core_lines: int  # lines changed in files of `core` path classes
@@ -46,10 +47,12 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
             assert change_type is not None
             only_types[change_type] = only_types.get(change_type, 0) + count
     dominant = lines.most_common(1)[0][0] if lines else "source"
+    message_types = frozenset(rules.path_rules(dominant).message_types if only_types else ())
     core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
-    return Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules), core_lines, core_path)
+    pure_move = _is_pure_move(files, rules)
+    return Files(files, classes, counted, only_types, message_types, dominant, pure_move, core_lines, core_path)
 
 
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).

@@ -78,6 +78,8 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
         deps.ships(f.path) for f in facts.files
     )
+    if evidence.dependencies and _versions_only(facts, evidence.dependencies):
+        evidence.vote(ChangeType.build, deps.versions_only_weight, code_span(evidence.dependencies[0].name))
     for change in evidence.dependencies:
         weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
         evidence.vote(ChangeType.build, weight, code_span(change.name))
@@ -86,6 +88,20 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:
             evidence.signal("breaking", code_span(change.name))
             evidence.inferred_break = True
+
+
+#: A version number as manifests and version tables write it.
+_VERSION = re.compile(r"\d+\.\d+")
+
+
+def _versions_only(facts: Files, changes: list[DependencyChange]) -> bool:
+    """Every line the commit changes names a dependency it bumps beside a version: nothing else changes."""
+    files = [facts.files[i] for i in facts.counted]
+    if not files or not all(f.text for f in files):
+        return False
+    names = [change.name.lower() for change in changes]
+    lines = [line for f in files for sign in "+-" for line in _patch_lines(f, sign)]
+    return bool(lines) and all(_VERSION.search(line) and any(n in line.lower() for n in names) for line in lines)
 
 
 def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[DependencyChange]:

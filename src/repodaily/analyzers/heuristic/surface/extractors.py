@@ -303,7 +303,8 @@ def root_exports(side: Side) -> Iterator[Found]:
 # "has been moved to" another place), the thing it names, and what replaces it.
 _DEPRECAT = re.compile(r"deprecat|\bwill be removed\b|\b(?:has|have) been (?:moved|renamed) to\b", re.I)
 _NOTICE_WORDS = ("deprecat", "will be removed", "been moved to", "been renamed to")
-_WARNS = re.compile(r"warn|DeprecationWarning|deprecated\s*\(", re.I)
+#: A warning: a ``warn`` call, the warning class, a deprecation helper (``@deprecated(``, ``deprecate("x", ...)``).
+_WARNS = re.compile(r"warn|DeprecationWarning|deprecated?\s*\(", re.I)
 _RAISES = re.compile(r"\braise\b|\bthrow\b|Error\s*\(|panic!")
 _SUBJECT = re.compile(
     r"""(--[A-Za-z0-9][\w-]*)|`([^`\s]+)`|["']([A-Za-z_][\w.-]*)["']|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|"""
