@@ -385,6 +385,18 @@ def test_benchmark_only_change_is_low() -> None:
     assert result.importance == Importance.low
 
 
+def test_a_capped_class_stays_capped_when_its_readme_changes_too() -> None:
+    # Shipped benchmark code (no type of its own, capped low) and the README that documents it.
+    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
+    item = commit(
+        "Add a ramp-up request rate to the load generator",
+        change("engine/bench/serve.py", additions=120),
+        change("engine/bench/README.md", FileCategory.docs),
+    )
+    result = HeuristicAnalyzer(language="en", conventions=bench).analyze_sync(item)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
+
+
 def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
     files = [
         change("tests/test_a.py", FileCategory.test, additions=500),
