@@ -653,10 +653,18 @@ def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str
     assert judge_paths(subject, *paths) == (ChangeType(expected[0]), Importance(expected[1]))
 
 
-def test_plain_sentence_removing_a_deprecated_argument_is_high_and_breaking() -> None:
-    result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
+@pytest.mark.parametrize(
+    ("subject", "path"),
+    [
+        ("Remove the deprecated `verify` argument", "requests/api.py"),
+        ("Remove deprecated fields from `CompilerConfig`", "engine/serve/config.py"),
+    ],
+)
+def test_plain_sentence_removing_what_was_deprecated_is_medium_and_breaking(subject: str, path: str) -> None:
+    # The transition period warned users: the removal breaks who ignored it, at the rubric's floor.
+    result = judge(subject, change(path))
     assert result.flags.breaking
-    assert (result.type, result.importance) == (ChangeType.feat, Importance.high)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
 
 
 # --------------------------------------------------------------------------- plain titles: options, restores, tooling
