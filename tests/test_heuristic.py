@@ -252,6 +252,28 @@ def test_removed_argument_definition_in_the_diff_is_breaking() -> None:
     assert "--seed" not in result.recommendations[0].text
 
 
+_NEW_OPTION = (
+    "@@ -10,3 +10,6 @@\n"
+    '     parser.add_argument("--seed", type=int)\n'
+    '+    parser.add_argument("--sampler-plugins", nargs="*")\n'
+    "-    if args.seed:\n"
+    "-        random.seed(args.seed)\n"
+    "+    if args.seed and not args.sampler_plugins:\n"
+)
+
+
+def test_a_new_option_is_a_feature_when_the_title_names_no_type() -> None:
+    # The diff also changes a condition and adds a test without growing (the shape of a fix): the option says more.
+    test = change("tests/test_cli.py", FileCategory.test, text="@@ -1 +1,2 @@\n+def test_plugins():\n")
+    result = judge("[Core] Sampler plug-ins", change("engine/cli.py", additions=2, deletions=2, text=_NEW_OPTION), test)
+    assert result.type == ChangeType.feat
+
+
+def test_a_new_option_does_not_outvote_the_title() -> None:
+    assert judge("Handle a missing seed", change("engine/cli.py", text=_NEW_OPTION)).type == ChangeType.fix
+    assert judge("[Perf] Enable fused sampling", change("engine/cli.py", text=_NEW_OPTION)).type == ChangeType.perf
+
+
 def test_environment_variable_still_used_in_the_patch_is_not_removed() -> None:
     patch = (
         "@@ -3,3 +3,2 @@\n"
