@@ -198,6 +198,19 @@ def test_work_put_off_until_needed_or_a_fixed_slowdown_is_a_performance_change(s
     assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
 
 
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "Move to a faster base64 implementation",
+        "[Chore] Replace all json usages with the faster orjson package",
+        "Use a cheaper cache key for the model registry",
+    ],
+)
+def test_swapping_an_implementation_for_a_faster_one_is_a_performance_change(subject: str) -> None:
+    swap = "@@ -1,2 +1,2 @@\n-import base64\n+import pybase64\n"
+    assert judge(subject, change("engine/media.py", text=swap, additions=1, deletions=1)).type == ChangeType.perf
+
+
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
     lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
     result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)
