@@ -220,6 +220,13 @@ def test_conventional_scope_deps_is_a_dependency_change() -> None:
 # --------------------------------------------------------------------------- plain sentences
 
 
+@pytest.mark.parametrize(
+    "subject", ["[Model] Correctly identify granite-micro as a dense model", "Properly abort pooling requests"]
+)
+def test_doing_something_correctly_or_properly_is_a_fix(subject: str) -> None:
+    assert judge(subject, SOURCE).type == ChangeType.fix
+
+
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
     result = judge("Fix crash when the request queue is empty", SOURCE)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
