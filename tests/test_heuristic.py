@@ -227,6 +227,16 @@ def test_doing_something_correctly_or_properly_is_a_fix(subject: str) -> None:
     assert judge(subject, SOURCE).type == ChangeType.fix
 
 
+@pytest.mark.parametrize("subject", ["[Misc] Fix typo in llm_engine.py", "[Misc] method name typo fix"])
+def test_a_typo_corrected_in_code_is_a_low_refactor(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_a_typo_a_title_declares_a_bug_stays_a_fix() -> None:
+    assert judge("[Bugfix] Fix `weight` -> `w13` typo in the MoE kernel", SOURCE).type == ChangeType.fix
+
+
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
     result = judge("Fix crash when the request queue is empty", SOURCE)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
