@@ -211,6 +211,11 @@ def test_swapping_an_implementation_for_a_faster_one_is_a_performance_change(sub
     assert judge(subject, change("engine/media.py", text=swap, additions=1, deletions=1)).type == ChangeType.perf
 
 
+def test_a_fix_a_performance_tag_announces_is_a_performance_change() -> None:
+    assert judge("[Perf][B200] Fix the DeepGEMM prologue", SOURCE).type == ChangeType.perf
+    assert judge("[Perf][Bugfix] Fix the DeepGEMM prologue", SOURCE).type == ChangeType.fix
+
+
 def test_conventional_scope_deps_is_a_dependency_change() -> None:
     lock = change("poetry.lock", FileCategory.generated, additions=40, deletions=40)
     result = judge("chore(deps): bump requests from 2.31.0 to 2.32.0", lock)
