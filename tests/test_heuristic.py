@@ -191,24 +191,14 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
         "Load plugins lazily",
         "searcher: fix a performance bug with after-context",
         "Fix a 6-8% throughput regression in the sampler",
-    ],
-)
-def test_work_put_off_until_needed_or_a_fixed_slowdown_is_a_performance_change(subject: str) -> None:
-    edit = "@@ -1,3 +1,4 @@\n-import ssl\n+def _ssl():\n+    import ssl\n+    return ssl\n"
-    assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
-
-
-@pytest.mark.parametrize(
-    "subject",
-    [
         "Move to a faster base64 implementation",
         "[Chore] Replace all json usages with the faster orjson package",
         "Use a cheaper cache key for the model registry",
     ],
 )
-def test_swapping_an_implementation_for_a_faster_one_is_a_performance_change(subject: str) -> None:
-    swap = "@@ -1,2 +1,2 @@\n-import base64\n+import pybase64\n"
-    assert judge(subject, change("engine/media.py", text=swap, additions=1, deletions=1)).type == ChangeType.perf
+def test_work_put_off_a_fixed_slowdown_or_a_faster_implementation_is_a_performance_change(subject: str) -> None:
+    edit = "@@ -1,3 +1,4 @@\n-import ssl\n+def _ssl():\n+    import ssl\n+    return ssl\n"
+    assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
 
 
 def test_a_fix_a_performance_tag_announces_is_a_performance_change() -> None:
