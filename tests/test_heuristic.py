@@ -172,6 +172,8 @@ def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_chan
         ("src/buf.c", " * the old size", " * the new size", ChangeType.docs),
         ("src/buf.c", "*out = 0;", "*out = 1;", ChangeType.fix),  # a dereference, not a comment
         ("engine/core/scheduler.py", "# retries twice", "# type: ignore[arg-type]", ChangeType.fix),  # a directive
+        ("csrc/attn.hpp", "#if defined(__x86_64__)", "#if !defined(__powerpc__)", ChangeType.fix),  # the preprocessor
+        ("engine/core/scheduler.py", "# if empty, retry", "# if empty, give up", ChangeType.docs),
     ],
 )
 def test_a_code_file_whose_patch_changes_only_comments_is_documentation(

@@ -74,6 +74,9 @@ _DIRECTIVE = re.compile(
     r"|\+build|SPDX-License-Identifier)",
 )
 _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+#: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
+_PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
@@ -82,11 +85,14 @@ def _comments_only(file: ContextFile) -> bool:
     Most patches change code on their first changed line, so the scan stops there.
     """
     seen = False
+    preprocessed = file.path.lower().endswith(_C_FAMILY)
     for changed in _CHANGED_LINE.finditer(file.text):
         code = changed.group("text").strip()
         if not code:
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
+            return False
+        if preprocessed and _PREPROCESSOR.match(code):
             return False
         seen = True
     return seen
