@@ -423,6 +423,23 @@ def test_torch_patch_bump_is_not_high() -> None:
     assert result.importance == Importance.medium
 
 
+def test_cmake_fetch_tags_name_no_dependency() -> None:
+    # Two FetchContent blocks: their `GIT_TAG` lines are not one dependency moved from 3.9 to 52.6.
+    patch = (
+        "@@ -240,7 +240,7 @@\n"
+        "-                GIT_TAG        v52.2.0\n"
+        "+                GIT_TAG        v52.6.0\n"
+        "@@ -260,7 +260,7 @@\n"
+        "-            GIT_TAG v3.9\n"
+        "+            GIT_TAG v3.10\n"
+    )
+    result = judge(
+        "Update the CPU extension's oneDNN", change("cmake/cpu_extension.cmake", FileCategory.build, text=patch)
+    )
+    assert not result.flags.breaking
+    assert not result.surface
+
+
 def test_config_table_only_change_is_low_chore() -> None:
     table = change("engine/kernels/configs/E=16,device=H200.json", FileCategory.build, additions=140, deletions=0)
     result = judge("Add tuned MoE config for H200", table)
