@@ -440,6 +440,17 @@ def test_cmake_fetch_tags_name_no_dependency() -> None:
     assert not result.surface
 
 
+def test_a_build_script_message_naming_a_version_drops_no_dependency() -> None:
+    patch = (
+        "@@ -800,6 +800,2 @@\n"
+        '-      message(STATUS "Not building the kernels as CUDA Compiler version is "\n'
+        '-                     "not >= 12.8, we recommend upgrading to CUDA 12.8 or later.")\n'
+    )
+    result = judge("Remove the grouped GEMM kernels", change("CMakeLists.txt", FileCategory.build, text=patch))
+    assert not result.flags.breaking
+    assert not result.surface
+
+
 def test_config_table_only_change_is_low_chore() -> None:
     table = change("engine/kernels/configs/E=16,device=H200.json", FileCategory.build, additions=140, deletions=0)
     result = judge("Add tuned MoE config for H200", table)
