@@ -230,8 +230,9 @@ def test_a_typo_corrected_in_code_is_a_low_refactor(subject: str) -> None:
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
 
 
-def test_a_typo_a_title_declares_a_bug_stays_a_fix() -> None:
+def test_a_typo_a_title_declares_a_bug_or_documentation_stays_so() -> None:
     assert judge("[Bugfix] Fix `weight` -> `w13` typo in the MoE kernel", SOURCE).type == ChangeType.fix
+    assert judge("[Doc]: fix typos in Python comments", SOURCE).type == ChangeType.docs
 
 
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
