@@ -736,6 +736,8 @@ def test_python_project_with_plain_sentence_titles(subject: str, paths: list[str
     [
         ("Remove the deprecated `verify` argument", "requests/api.py"),
         ("Remove deprecated fields from `CompilerConfig`", "engine/serve/config.py"),
+        ("[Sparse24] [Deprecation] Remove Sparse24 integration and kernels", "engine/quant/sparse.py"),
+        ("[Deprecation] Disallow positional args other than `model`", "engine/entry.py"),
     ],
 )
 def test_plain_sentence_removing_what_was_deprecated_is_medium_and_breaking(subject: str, path: str) -> None:
