@@ -235,6 +235,19 @@ def test_a_typo_a_title_declares_a_bug_or_documentation_stays_so() -> None:
     assert judge("[Doc]: fix typos in Python comments", SOURCE).type == ChangeType.docs
 
 
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("[Model] Implement missing `get_language_model` for Keye-VL", ChangeType.fix),
+        ("Add missing import of fused_topk to the MoE layer", ChangeType.fix),
+        ("[Optimize] Don't send token ids when no connector is used", ChangeType.perf),
+        ("Integrate Tensorizer into the S3 loading machinery", ChangeType.feat),
+    ],
+)
+def test_what_the_title_verb_and_tag_say(subject: str, expected: ChangeType) -> None:
+    assert judge(subject, SOURCE).type == expected
+
+
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
     result = judge("Fix crash when the request queue is empty", SOURCE)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
