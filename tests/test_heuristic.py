@@ -242,10 +242,16 @@ def test_a_typo_a_title_declares_a_bug_or_documentation_stays_so() -> None:
         ("Add missing import of fused_topk to the MoE layer", ChangeType.fix),
         ("[Optimize] Don't send token ids when no connector is used", ChangeType.perf),
         ("Integrate Tensorizer into the S3 loading machinery", ChangeType.feat),
+        ("Fix URL parsing of IPv6 hosts", ChangeType.fix),
     ],
 )
 def test_what_the_title_verb_and_tag_say(subject: str, expected: ChangeType) -> None:
     assert judge(subject, SOURCE).type == expected
+
+
+def test_fixing_links_is_documentation_whatever_file_holds_them() -> None:
+    files = (change("docs/contributing/model.md", FileCategory.docs), SOURCE)
+    assert judge("Fix links in multi-modal model contributing page", *files).type == ChangeType.docs
 
 
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
