@@ -254,6 +254,11 @@ def test_fixing_links_is_documentation_whatever_file_holds_them() -> None:
     assert judge("Fix links in multi-modal model contributing page", *files).type == ChangeType.docs
 
 
+def test_a_clearer_error_message_is_low_however_abbreviated() -> None:
+    edit = change("engine/cli/serve.py", text="@@ -1 +1 @@\n-    raise ValueError(args)\n+    raise ValueError(port)\n")
+    assert judge("[Misc] improve error msg", edit).importance == Importance.low
+
+
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
     result = judge("Fix crash when the request queue is empty", SOURCE)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.high)
