@@ -243,6 +243,8 @@ def test_a_typo_a_title_declares_a_bug_or_documentation_stays_so() -> None:
         ("[Optimize] Don't send token ids when no connector is used", ChangeType.perf),
         ("Integrate Tensorizer into the S3 loading machinery", ChangeType.feat),
         ("Fix URL parsing of IPv6 hosts", ChangeType.fix),
+        ("[Model Runner V2] Spec decode rejection sampler greedy support", ChangeType.feat),
+        ("[Model] Fix gpt-oss pp support", ChangeType.fix),
     ],
 )
 def test_what_the_title_verb_and_tag_say(subject: str, expected: ChangeType) -> None:
