@@ -484,6 +484,14 @@ def test_config_table_only_change_is_low_chore() -> None:
     assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
 
 
+def test_an_example_is_documentation_when_the_title_says_so_and_tooling_otherwise() -> None:
+    example = change("examples/offline_inference/batch_llm_inference.py")
+    docs = judge("[Docs] Improve docstring for ray data llm example", example)
+    fix = judge("[Bugfix] Fix the fps type in the video example", example)
+    assert (docs.type, docs.importance) == (ChangeType.docs, Importance.low)
+    assert (fix.type, fix.importance) == (ChangeType.chore, Importance.low)
+
+
 def test_benchmark_only_change_is_low() -> None:
     result = judge("Add a latency benchmark for decode", change("benchmarks/decode.py"))
     assert result.importance == Importance.low

@@ -79,7 +79,8 @@ def _primary(title: Title, evidence: Evidence, facts: Files, rules: RuleSet) -> 
     if is_release(evidence, facts, rules):
         return ChangeType.chore, "release"
     if facts.only_types:
-        voted = {t: evidence.votes[t] for t in facts.only_types if evidence.votes.get(t, 0) > 0}
+        eligible = [*facts.only_types, *facts.may_be]
+        voted = {t: evidence.votes[t] for t in eligible if evidence.votes.get(t, 0) > 0}
         return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
     if facts.pure_move:
         return ChangeType.refactor, "moves"

@@ -39,6 +39,10 @@ class PathClassRules(PathClass):
     """
 
     type: ChangeType | None = None
+    may_be: list[ChangeType] = Field(
+        default_factory=list,
+        description="Types the commit's words may give these files instead of `type` (an example's prose is docs).",
+    )
     max_importance: Importance | None = None
     user_facing: bool = False
     ignorable: bool = False

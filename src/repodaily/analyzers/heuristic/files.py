@@ -27,6 +27,7 @@ class Files:
     classes: list[str]
     counted: list[int]
     only_types: dict[ChangeType, int]
+    may_be: set[ChangeType]  # other types the words may give a commit of only typed files
     dominant_class: str
     pure_move: bool
     core_lines: int  # lines changed in files of `core` path classes
@@ -40,16 +41,20 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     for i in counted:
         lines[classes[i]] += max(1, files[i].additions + files[i].deletions)
     only_types: dict[ChangeType, int] = {}
+    may_be: set[ChangeType] = set()
     if counted and all(rules.path_rules(classes[i]).type is not None for i in counted):
         for name, count in lines.items():
             change_type = rules.path_rules(name).type
             assert change_type is not None
             only_types[change_type] = only_types.get(change_type, 0) + count
+            may_be.update(rules.path_rules(name).may_be)
     dominant = lines.most_common(1)[0][0] if lines else "source"
     core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
-    return Files(files, classes, counted, only_types, dominant, _is_pure_move(files, rules), core_lines, core_path)
+    return Files(
+        files, classes, counted, only_types, may_be, dominant, _is_pure_move(files, rules), core_lines, core_path
+    )
 
 
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).
