@@ -111,7 +111,9 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
     for level, cite in evidence.caps:
         ladder.at_most(level, ("reason_cap", {"match": cite}))
-    path_caps = [rules.path_rules(facts.classes[i]).max_importance for i in facts.counted]
+    # Prose beside capped files keeps their cap: a benchmark script and its README are still tooling.
+    counted = [rules.path_rules(facts.classes[i]) for i in facts.counted]
+    path_caps = [c.max_importance for c in counted if c.type != ChangeType.docs] or [c.max_importance for c in counted]
     if path_caps and all(path_caps):
         loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
         ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
