@@ -94,9 +94,24 @@ SOURCE = change("engine/core/scheduler.py")
         ("[Doc] Sampler docstrings", ChangeType.docs),
         ("[CI/Build] Sampler job matrix", ChangeType.ci),
         ("[Deps] Sampler requirements", ChangeType.build),
+        # what a tag announces outweighs the title's "Fix"; a bug-fix tag beside it still wins
+        ("[Perf][B200] Fix the DeepGEMM prologue", ChangeType.perf),
+        ("[Perf][Bugfix] Fix the DeepGEMM prologue", ChangeType.fix),
+        ("[Optimize] Don't send token ids when no connector is used", ChangeType.perf),
+        # the title's words: an adverb that says the old code was wrong, what was missing, a typo
+        ("[Model] Correctly identify granite-micro as a dense model", ChangeType.fix),
+        ("Properly abort pooling requests", ChangeType.fix),
+        ("[Model] Implement missing `get_language_model` for Keye-VL", ChangeType.fix),
+        ("Add missing import of fused_topk to the MoE layer", ChangeType.fix),
+        ("[Bugfix] Fix `weight` -> `w13` typo in the MoE kernel", ChangeType.fix),
+        ("[Doc]: fix typos in Python comments", ChangeType.docs),
+        ("Integrate Tensorizer into the S3 loading machinery", ChangeType.feat),
+        ("[Model Runner V2] Spec decode rejection sampler greedy support", ChangeType.feat),
+        ("[Model] Fix gpt-oss pp support", ChangeType.fix),
+        ("Fix URL parsing of IPv6 hosts", ChangeType.fix),
     ],
 )
-def test_type_tag_decides_type_of_source_change(subject: str, expected: ChangeType) -> None:
+def test_title_tags_and_words_decide_type_of_source_change(subject: str, expected: ChangeType) -> None:
     assert judge(subject, SOURCE).type == expected
 
 
@@ -174,6 +189,8 @@ def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_chan
         ("src/buf.c", " * the old size", " * the new size", ChangeType.docs),
         ("src/buf.c", "*out = 0;", "*out = 1;", ChangeType.fix),  # a dereference, not a comment
         ("engine/core/scheduler.py", "# retries twice", "# type: ignore[arg-type]", ChangeType.fix),  # a directive
+        ("csrc/attn.hpp", "#if defined(__x86_64__)", "#if !defined(__powerpc__)", ChangeType.fix),  # the preprocessor
+        ("engine/core/scheduler.py", "# if empty, retry", "# if empty, give up", ChangeType.docs),
     ],
 )
 def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
@@ -193,9 +210,12 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
         "Load plugins lazily",
         "searcher: fix a performance bug with after-context",
         "Fix a 6-8% throughput regression in the sampler",
+        "Move to a faster base64 implementation",
+        "[Chore] Replace all json usages with the faster orjson package",
+        "Use a cheaper cache key for the model registry",
     ],
 )
-def test_work_put_off_until_needed_or_a_fixed_slowdown_is_a_performance_change(subject: str) -> None:
+def test_work_put_off_a_fixed_slowdown_or_a_faster_implementation_is_a_performance_change(subject: str) -> None:
     edit = "@@ -1,3 +1,4 @@\n-import ssl\n+def _ssl():\n+    import ssl\n+    return ssl\n"
     assert judge(subject, change("engine/config.py", text=edit, additions=3, deletions=1)).type == ChangeType.perf
 
@@ -207,6 +227,22 @@ def test_conventional_scope_deps_is_a_dependency_change() -> None:
 
 
 # --------------------------------------------------------------------------- plain sentences
+
+
+@pytest.mark.parametrize("subject", ["[Misc] Fix typo in llm_engine.py", "[Misc] method name typo fix"])
+def test_a_typo_corrected_in_code_is_a_low_refactor(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_fixing_links_is_documentation_whatever_file_holds_them() -> None:
+    files = (change("docs/contributing/model.md", FileCategory.docs), SOURCE)
+    assert judge("Fix links in multi-modal model contributing page", *files).type == ChangeType.docs
+
+
+def test_a_clearer_error_message_is_low_however_abbreviated() -> None:
+    edit = change("engine/cli/serve.py", text="@@ -1 +1 @@\n-    raise ValueError(args)\n+    raise ValueError(port)\n")
+    assert judge("[Misc] improve error msg", edit).importance == Importance.low
 
 
 def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
@@ -268,6 +304,28 @@ def test_removed_argument_definition_in_the_diff_is_breaking() -> None:
     assert result.type == ChangeType.feat
     assert "`--max-batch`" in result.recommendations[0].text
     assert "--seed" not in result.recommendations[0].text
+
+
+_NEW_OPTION = (
+    "@@ -10,3 +10,6 @@\n"
+    '     parser.add_argument("--seed", type=int)\n'
+    '+    parser.add_argument("--sampler-plugins", nargs="*")\n'
+    "-    if args.seed:\n"
+    "-        random.seed(args.seed)\n"
+    "+    if args.seed and not args.sampler_plugins:\n"
+)
+
+
+def test_a_new_option_is_a_feature_when_the_title_names_no_type() -> None:
+    # The diff also changes a condition and adds a test without growing (the shape of a fix): the option says more.
+    test = change("tests/test_cli.py", FileCategory.test, text="@@ -1 +1,2 @@\n+def test_plugins():\n")
+    result = judge("[Core] Sampler plug-ins", change("engine/cli.py", additions=2, deletions=2, text=_NEW_OPTION), test)
+    assert result.type == ChangeType.feat
+
+
+def test_a_new_option_does_not_outvote_the_title() -> None:
+    assert judge("Handle a missing seed", change("engine/cli.py", text=_NEW_OPTION)).type == ChangeType.fix
+    assert judge("[Perf] Enable fused sampling", change("engine/cli.py", text=_NEW_OPTION)).type == ChangeType.perf
 
 
 def test_environment_variable_still_used_in_the_patch_is_not_removed() -> None:
@@ -410,15 +468,65 @@ def test_torch_patch_bump_is_not_high() -> None:
     assert result.importance == Importance.medium
 
 
+def test_cmake_fetch_tags_name_no_dependency() -> None:
+    # Two FetchContent blocks: their `GIT_TAG` lines are not one dependency moved from 3.9 to 52.6.
+    patch = (
+        "@@ -240,7 +240,7 @@\n"
+        "-                GIT_TAG        v52.2.0\n"
+        "+                GIT_TAG        v52.6.0\n"
+        "@@ -260,7 +260,7 @@\n"
+        "-            GIT_TAG v3.9\n"
+        "+            GIT_TAG v3.10\n"
+    )
+    result = judge(
+        "Update the CPU extension's oneDNN", change("cmake/cpu_extension.cmake", FileCategory.build, text=patch)
+    )
+    assert not result.flags.breaking
+    assert not result.surface
+
+
+def test_a_build_script_message_naming_a_version_drops_no_dependency() -> None:
+    patch = (
+        "@@ -800,6 +800,2 @@\n"
+        '-      message(STATUS "Not building the kernels as CUDA Compiler version is "\n'
+        '-                     "not >= 12.8, we recommend upgrading to CUDA 12.8 or later.")\n'
+    )
+    result = judge("Remove the grouped GEMM kernels", change("CMakeLists.txt", FileCategory.build, text=patch))
+    assert not result.flags.breaking
+    assert not result.surface
+
+
 def test_config_table_only_change_is_low_chore() -> None:
     table = change("engine/kernels/configs/E=16,device=H200.json", FileCategory.build, additions=140, deletions=0)
     result = judge("Add tuned MoE config for H200", table)
     assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
 
 
+def test_an_example_is_what_the_title_names_it_and_tooling_otherwise() -> None:
+    example = change("examples/offline_inference/batch_llm_inference.py")
+    docs = judge("[Docs] Improve docstring for ray data llm example", example)
+    fix = judge("[Bugfix] Fix the fps type in the video example", example)
+    tidy = judge("Update the batch inference example", example)
+    assert (docs.type, docs.importance) == (ChangeType.docs, Importance.low)
+    assert (fix.type, fix.importance) == (ChangeType.fix, Importance.low)
+    assert (tidy.type, tidy.importance) == (ChangeType.chore, Importance.low)
+
+
 def test_benchmark_only_change_is_low() -> None:
     result = judge("Add a latency benchmark for decode", change("benchmarks/decode.py"))
     assert result.importance == Importance.low
+
+
+def test_a_capped_class_stays_capped_when_its_readme_changes_too() -> None:
+    # Shipped benchmark code (no type of its own, capped low) and the README that documents it.
+    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
+    item = commit(
+        "Add a ramp-up request rate to the load generator",
+        change("engine/bench/serve.py", additions=120),
+        change("engine/bench/README.md", FileCategory.docs),
+    )
+    result = HeuristicAnalyzer(language="en", conventions=bench).analyze_sync(item)
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
 
 
 def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
@@ -714,11 +822,23 @@ def test_a_nix_flake_sped_up_is_a_build_change(tmp_path: Path) -> None:
     assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
 
 
-def test_plain_sentence_removing_a_deprecated_argument_is_breaking_but_medium() -> None:
-    # Its users were warned through the deprecation period; removing an argument without one is high.
-    result = judge("Remove the deprecated `verify` argument", change("requests/api.py"))
+@pytest.mark.parametrize(
+    ("subject", "path"),
+    [
+        ("Remove the deprecated `verify` argument", "requests/api.py"),
+        ("Remove deprecated fields from `CompilerConfig`", "engine/serve/config.py"),
+        ("[Sparse24] [Deprecation] Remove Sparse24 integration and kernels", "engine/quant/sparse.py"),
+        ("[Deprecation] Disallow positional args other than `model`", "engine/entry.py"),
+    ],
+)
+def test_plain_sentence_removing_what_was_deprecated_is_medium_and_breaking(subject: str, path: str) -> None:
+    # The transition period warned users: the removal breaks who ignored it, at the rubric's floor.
+    result = judge(subject, change(path))
     assert result.flags.breaking
     assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+
+
+def test_removing_an_argument_never_deprecated_is_high() -> None:
     unannounced = judge("Remove the `verify` argument", change("requests/api.py"))
     assert unannounced.flags.breaking
     assert (unannounced.type, unannounced.importance) == (ChangeType.feat, Importance.high)

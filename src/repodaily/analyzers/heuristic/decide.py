@@ -85,8 +85,8 @@ def _primary(title: Title, evidence: Evidence, facts: Files, rules: RuleSet) -> 
     if is_release(evidence, facts, rules):
         return ChangeType.chore, "release"
     if facts.only_types:
-        allowed = {*facts.only_types, *facts.message_types}
-        voted = {t: evidence.votes[t] for t in allowed if evidence.votes.get(t, 0) > 0}
+        eligible = [*facts.only_types, *facts.may_be]
+        voted = {t: evidence.votes[t] for t in eligible if evidence.votes.get(t, 0) > 0}
         return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"
     if facts.pure_move:
         return ChangeType.refactor, "moves"
@@ -117,12 +117,14 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
     for level, cite in evidence.caps:
         ladder.at_most(level, ("reason_cap", {"match": cite}))
-    path_caps = [rules.path_rules(facts.classes[i]).max_importance for i in facts.counted]
+    # Prose beside capped files keeps their cap: a benchmark script and its README are still tooling.
+    counted = [rules.path_rules(facts.classes[i]) for i in facts.counted]
+    path_caps = [c.max_importance for c in counted if c.type != ChangeType.docs] or [c.max_importance for c in counted]
     if path_caps and all(path_caps):
         loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
         ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
     dominant_cap = rules.path_rules(facts.dominant_class).max_importance
-    if basis == "paths" and primary in facts.message_types and dominant_cap is not None:
+    if basis == "paths" and primary in facts.may_be and dominant_cap is not None:
         # The message names the type; the files still say how far it reaches (a fix to an example is low).
         ladder.at_most(dominant_cap, ("reason_only_class", {"label": facts.dominant_class}))
     if basis == "revert" and facts.only_types:

@@ -36,12 +36,15 @@ class PathClassRules(PathClass):
     too, which is how they extend that table for the analyzer and the context
     stage alike.
     ``changelog`` files are read for the entries a commit adds (see :class:`ChangelogRules`).
-    ``message_types`` are types the message may still give such a commit, for files
-    that are no kind of change of their own (a fix to an example is a fix).
+    ``may_be`` are types the message may still give such a commit, for files that
+    are no kind of change of their own (a fix to an example is a fix).
     """
 
     type: ChangeType | None = None
-    message_types: list[ChangeType] = Field(default_factory=list)
+    may_be: list[ChangeType] = Field(
+        default_factory=list,
+        description="Types the commit's words may give these files instead of `type` (an example's prose is docs).",
+    )
     max_importance: Importance | None = None
     user_facing: bool = False
     ignorable: bool = False

@@ -27,7 +27,7 @@ class Files:
     classes: list[str]
     counted: list[int]
     only_types: dict[ChangeType, int]
-    message_types: frozenset[ChangeType]  # types the message may give it, by its dominant class, over `only_types`
+    may_be: set[ChangeType]  # other types the words may give a commit of only typed files
     dominant_class: str
     pure_move: bool
     core_lines: int  # lines changed in files of `core` path classes
@@ -41,18 +41,20 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     for i in counted:
         lines[classes[i]] += max(1, files[i].additions + files[i].deletions)
     only_types: dict[ChangeType, int] = {}
+    may_be: set[ChangeType] = set()
     if counted and all(rules.path_rules(classes[i]).type is not None for i in counted):
         for name, count in lines.items():
             change_type = rules.path_rules(name).type
             assert change_type is not None
             only_types[change_type] = only_types.get(change_type, 0) + count
+            may_be.update(rules.path_rules(name).may_be)
     dominant = lines.most_common(1)[0][0] if lines else "source"
-    message_types = frozenset(rules.path_rules(dominant).message_types if only_types else ())
     core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
-    pure_move = _is_pure_move(files, rules)
-    return Files(files, classes, counted, only_types, message_types, dominant, pure_move, core_lines, core_path)
+    return Files(
+        files, classes, counted, only_types, may_be, dominant, _is_pure_move(files, rules), core_lines, core_path
+    )
 
 
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).
@@ -77,6 +79,9 @@ _DIRECTIVE = re.compile(
     r"|\+build|SPDX-License-Identifier)",
 )
 _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+#: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
+_PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
@@ -85,11 +90,14 @@ def _comments_only(file: ContextFile) -> bool:
     Most patches change code on their first changed line, so the scan stops there.
     """
     seen = False
+    preprocessed = file.path.lower().endswith(_C_FAMILY)
     for changed in _CHANGED_LINE.finditer(file.text):
         code = changed.group("text").strip()
         if not code:
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
+            return False
+        if preprocessed and _PREPROCESSOR.match(code):
             return False
         seen = True
     return seen
