@@ -1326,16 +1326,17 @@ def test_an_entry_labelled_breaking_in_a_changelog_declares_the_break() -> None:
     assert result.summary[-1].startswith("The changelog says: Remove the `OptionalFromRequestParts` impl")
 
 
+_LABELLED_BULLETS = (
+    " unreleased",
+    " ==========",
+    "+* remove:",
+    "+  - `path-is-absolute` dependency - use `path.isAbsolute` instead",
+)
+
+
 def test_a_label_bullet_heads_the_bullets_nested_below_it_and_only_those() -> None:
-    entry = changelog(
-        " unreleased",
-        " ==========",
-        "+* remove:",
-        "+  - `path-is-absolute` dependency - use `path.isAbsolute` instead",
-        "+* deps: debug@4.3.6",
-        path="History.md",
-    )
-    result = judge("Merge branch 'next'", change("lib/utils.js"), entry)
+    nested = changelog(*_LABELLED_BULLETS, "+* deps: debug@4.3.6", path="History.md")
+    result = judge("Merge branch 'next'", change("lib/utils.js"), nested)
     assert result.flags.breaking
     assert result.summary[-2] == "The changelog says: `path-is-absolute` dependency - use `path.isAbsolute` instead."
     beside = changelog(" unreleased", " ==========", "+* change:", "+  - Cookies are signed", "+* deps: debug@4.3.6")
