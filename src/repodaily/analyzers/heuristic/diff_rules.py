@@ -219,9 +219,21 @@ class RemovedDefinitionRules(Strict):
 
 
 class ReleaseRules(Strict):
-    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""
+    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
+
+    ``major_version`` finds the added line that sets the package's own version to
+    the first of a major line (``"version": "5.0.0"``): such a release starts at
+    ``major_importance`` instead of low.
+    """
 
     max_source_lines: int = Field(default=6, ge=0)
+    major_version: str = "(?!)"
+    major_importance: Importance = Importance.medium
+
+    @field_validator("major_version")
+    @classmethod
+    def _check_major(cls, value: str) -> str:
+        return check_regex(value)
 
 
 class DiffRules(Strict):

@@ -1,0 +1,89 @@
+"""The heuristic on the conventions of JavaScript packages and Rust command-line tools.
+
+Major releases, dependency updates titled ``name@version``, unused dependencies
+dropped, unit tests kept beside the code, Cargo's build configuration. Every
+commit is made by git in a temporary repository and read by the git source, as
+a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_PACKAGE = '{{\n  "name": "web",\n  "version": "{version}",\n  "dependencies": {{\n{deps}  }}\n}}\n'
+_DEPS = '    "cookie": "{cookie}",\n    "depd": "2.0.0",\n    "qs": "^6.14.0"\n'
+_HISTORY = "unreleased\n==========\n\n  * deps: qs@6.14.0\n"
+
+
+def _package(version: str = "4.21.2", cookie: str = "0.6.0", deps: str = _DEPS) -> str:
+    return _PACKAGE.format(version=version, deps=deps.format(cookie=cookie))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"package.json": _package(), "History.md": _HISTORY, "lib/app.js": "module.exports = 1\n"})
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def _release(repo: Repo, title: str, old: str, new: str) -> tuple[ChangeType, Importance]:
+    repo.change("Start the line", {"package.json": _package(version=old)})
+    history = _HISTORY.replace("unreleased", f"{new} / 2026-02-09")
+    analysis = analyse(repo.change(title, {"package.json": _package(version=new), "History.md": history}))
+    return analysis.type, analysis.importance
+
+
+@pytest.mark.parametrize(("old", "new"), [("4.21.2", "5.0.0"), ("5.0.0-beta.3", "5.0.0"), ("9.1.0", "10.0")])
+def test_the_release_of_a_new_major_version_is_a_medium_chore(repo: Repo, old: str, new: str) -> None:
+    assert _release(repo, new, old, new) == (ChangeType.chore, Importance.medium)
+
+
+@pytest.mark.parametrize(("old", "new"), [("5.1.0", "5.2.0"), ("5.0.0", "5.0.1"), ("5.0.0-beta.2", "5.0.0-beta.3")])
+def test_a_minor_patch_or_prerelease_is_a_low_chore(repo: Repo, old: str, new: str) -> None:
+    assert _release(repo, f"Release: {new}", old, new) == (ChangeType.chore, Importance.low)
+
+
+def test_a_major_version_a_lock_file_lists_is_no_major_release(repo: Repo) -> None:
+    repo.change("Lock", {"package-lock.json": '{\n  "packages": {\n    "node_modules/qs": {\n    }\n  }\n}\n'})
+    lock = '{\n  "packages": {\n    "node_modules/qs": {\n      "version": "7.0.0"\n    }\n  }\n}\n'
+    analysis = analyse(repo.change("5.2.0", {"package.json": _package(version="5.2.0"), "package-lock.json": lock}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_major_release_of_a_rust_crate_is_medium(tmp_path: Path) -> None:
+    cargo = '[package]\nname = "finder"\nversion = "{version}"\nedition = "2021"\n\n[dependencies]\nregex = "1.10"\n'
+    repo = Repo(tmp_path, {"Cargo.toml": cargo.format(version="9.0.0"), "src/main.rs": "fn main() {}\n"})
+    analysis = analyse(repo.change("Release 10.0.0", {"Cargo.toml": cargo.format(version="10.0.0")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.medium)
+    assert "new major version" in analysis.importance_reason
+
+
+# --------------------------------------------------------------------------- dependencies
+
+
+def test_a_title_naming_a_raised_dependency_at_its_version_is_its_update_not_a_release(repo: Repo) -> None:
+    history = _HISTORY.replace("  * deps", "  * Update `cookie` semver lock to address CVE-2024-47764\n  * deps")
+    files = {"package.json": _package(cookie="0.7.1"), "History.md": history}
+    analysis = analyse(repo.change("fix(deps): cookie@0.7.0", files))
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.security and analysis.importance == Importance.high
+
+
+def test_a_package_released_at_a_version_is_still_a_release(tmp_path: Path) -> None:
+    # The release raises its templates' floor of `web`, whose name ends the released package's.
+    manifest = '{{\n  "name": "create-web",\n  "version": "{version}"\n}}\n'
+    template = '{{\n  "name": "template",\n  "dependencies": {{\n    "web": "^{version}"\n  }}\n}}\n'
+    before = {"packages/create-web/package.json": manifest.format(version="9.0.4")}
+    repo = Repo(tmp_path, {**before, "packages/create-web/template/package.json": template.format(version="8.0.8")})
+    after = {
+        "packages/create-web/package.json": manifest.format(version="9.0.5"),
+        "packages/create-web/template/package.json": template.format(version="8.0.9"),
+    }
+    analysis = analyse(repo.change("release: create-web@9.0.5", after))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
