@@ -87,3 +87,21 @@ def test_a_package_released_at_a_version_is_still_a_release(tmp_path: Path) -> N
     }
     analysis = analyse(repo.change("release: create-web@9.0.5", after))
     assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+@pytest.mark.parametrize(
+    ("title", "breaking"),
+    [
+        ("Remove unused `depd` dependency", False),
+        ("Drop `depd`, no longer needed", False),
+        ("Drop the `depd` dependency", True),
+    ],
+)
+def test_a_dependency_the_title_calls_unused_is_dropped_without_breaking_anything(
+    repo: Repo, title: str, breaking: bool
+) -> None:
+    dropped = _DEPS.replace('    "depd": "2.0.0",\n', "")
+    analysis = analyse(repo.change(title, {"package.json": _package(deps=dropped)}))
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.breaking is breaking
+    assert (analysis.importance == Importance.low) is not breaking

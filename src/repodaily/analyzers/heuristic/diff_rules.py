@@ -322,11 +322,23 @@ class SurfaceRule(Strict):
     binding_steps_only: bool = Field(
         default=False, description="Match a version step only when it binds users (`DependencyRules.binds_users`)."
     )
+    unless_title: str | None = Field(
+        default=None, description="A title that says what the diff cannot show: then the rule does not apply."
+    )
 
     @field_validator("paths")
     @classmethod
     def _check_paths(cls, value: list[str]) -> list[str]:
         return check_globs(value)
+
+    @field_validator("unless_title")
+    @classmethod
+    def _check_title(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
+    @cached_property
+    def unless_title_regex(self) -> re.Pattern[str] | None:
+        return None if self.unless_title is None else re.compile(self.unless_title, FLAGS)
 
     @cached_property
     def _paths(self) -> Globs:
