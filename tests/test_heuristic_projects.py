@@ -105,3 +105,62 @@ def test_a_dependency_the_title_calls_unused_is_dropped_without_breaking_anythin
     assert analysis.type == ChangeType.build
     assert analysis.flags.breaking is breaking
     assert (analysis.importance == Importance.low) is not breaking
+
+
+# --------------------------------------------------------------------------- Rust command-line tools
+
+_WALK = """use std::path::Path;
+
+pub fn strip(path: &Path) -> &Path {
+    path.strip_prefix(".").unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_the_current_directory() {
+        assert_eq!(strip(Path::new("./a")), Path::new("a"));
+    }
+}
+"""
+
+_MORE_TESTS = """
+    #[test]
+    fn keeps_a_plain_path() {
+        assert_eq!(strip(Path::new("a/b")), Path::new("a/b"));
+    }
+}
+"""
+
+
+@pytest.fixture
+def crate(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"Cargo.toml": '[package]\nname = "finder"\n', "src/walk.rs": _WALK})
+
+
+def test_tests_added_to_a_rust_files_test_module_are_a_test_change(crate: Repo) -> None:
+    walk = _WALK.removesuffix("}\n") + _MORE_TESTS
+    analysis = analyse(crate.change("Add tests for strip without a prefix", {"src/walk.rs": walk}))
+    assert (analysis.type, analysis.importance, analysis.flags.user_facing) == (ChangeType.test, Importance.low, False)
+
+
+def test_a_test_module_added_to_a_rust_file_is_a_test_change(crate: Repo) -> None:
+    crate.change("Drop the tests", {"src/walk.rs": _WALK.split("#[cfg(test)]")[0]})
+    analysis = analyse(crate.change("Add tests for strip", {"src/walk.rs": _WALK}))
+    assert analysis.type == ChangeType.test
+
+
+def test_code_changed_beside_a_rust_files_tests_is_no_test_change(crate: Repo) -> None:
+    walk = _WALK.replace('strip_prefix(".")', 'strip_prefix("./")').removesuffix("}\n") + _MORE_TESTS
+    analysis = analyse(crate.change("Add a case to strip", {"src/walk.rs": walk}))
+    assert analysis.type != ChangeType.test
+
+
+def test_tests_adapted_beside_code_in_another_rust_file_are_read_with_the_code(crate: Repo) -> None:
+    crate.change("Add the filter", {"src/filter.rs": "pub fn keep(n: usize) -> bool {\n    n > 0\n}\n"})
+    walk = _WALK.removesuffix("}\n") + _MORE_TESTS
+    files = {"src/walk.rs": walk, "src/filter.rs": "pub fn keep(n: usize) -> bool {\n    n > 1\n}\n"}
+    analysis = analyse(crate.change("Keep only paths deeper than one", files))
+    assert analysis.type != ChangeType.test and analysis.flags.user_facing
