@@ -164,3 +164,37 @@ def test_tests_adapted_beside_code_in_another_rust_file_are_read_with_the_code(c
     files = {"src/walk.rs": walk, "src/filter.rs": "pub fn keep(n: usize) -> bool {\n    n > 1\n}\n"}
     analysis = analyse(crate.change("Keep only paths deeper than one", files))
     assert analysis.type != ChangeType.test and analysis.flags.user_facing
+
+
+_CLI = """use clap::Parser;
+
+#[derive(Parser)]
+pub struct Opts {
+    /// Exclude entries that match the given glob pattern.
+    #[arg(
+        long,
+        short = 'E',
+        value_name = "pattern",
+        help = "Exclude entries that match the given pattern"
+    )]
+    pub exclude: Vec<String>,
+
+    #[arg(long, default_value_t = 1)]
+    pub depth: usize,
+}
+"""
+
+
+def test_an_options_help_text_reworded_is_documentation(crate: Repo) -> None:
+    crate.change("Add the options", {"src/cli.rs": _CLI, "doc/finder.1": ".B --exclude pattern\n"})
+    cli = _CLI.replace('value_name = "pattern"', 'value_name = "glob"').replace("given pattern", "given glob")
+    files = {"src/cli.rs": cli, "doc/finder.1": ".B --exclude glob\n"}
+    analysis = analyse(crate.change("Change --exclude value name from 'pattern' to 'glob'", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_help_text_changed_beside_a_default_is_no_documentation(crate: Repo) -> None:
+    crate.change("Add the options", {"src/cli.rs": _CLI})
+    cli = _CLI.replace("given pattern", "given glob").replace("default_value_t = 1", "default_value_t = 2")
+    analysis = analyse(crate.change("Search two levels deep by default", {"src/cli.rs": cli}))
+    assert analysis.type != ChangeType.docs

@@ -96,13 +96,20 @@ _DIRECTIVE = re.compile(
     r"|\+build|SPDX-License-Identifier)",
 )
 _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+#: A line that only sets the help text an option shows (clap's `help = "..."` and `value_name`,
+#: argparse's and click's `help="..."`, `.about("...")`): prose users read, like a docstring.
+_HELP_TEXT = re.compile(
+    r"""\.?(help|long_help|short_help|about|long_about|after_help|before_help|value_name|metavar)"""
+    r"""\s*(=|:|\()\s*[rbfu]?\#?["']"""
+)
 #: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment or blank: the code reads as it did.
+    """The patch changes lines, every one of them a comment, an option's help text or blank: the code
+    reads as it did.
 
     Most patches change code on their first changed line, so the scan stops there.
     """
@@ -111,6 +118,9 @@ def _comments_only(file: ContextFile) -> bool:
     for changed in _CHANGED_LINE.finditer(file.text):
         code = changed.group("text").strip()
         if not code:
+            continue
+        if _HELP_TEXT.match(code) is not None:
+            seen = True
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
             return False
