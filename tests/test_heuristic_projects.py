@@ -198,3 +198,9 @@ def test_help_text_changed_beside_a_default_is_no_documentation(crate: Repo) -> 
     cli = _CLI.replace("given pattern", "given glob").replace("default_value_t = 1", "default_value_t = 2")
     analysis = analyse(crate.change("Search two levels deep by default", {"src/cli.rs": cli}))
     assert analysis.type != ChangeType.docs
+
+
+def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
+    config = '[target.x86_64-pc-windows-msvc]\nrustflags = ["-C", "target-feature=+crt-static"]\n'
+    analysis = analyse(crate.change("config: statically link the C runtime on Windows", {".cargo/config.toml": config}))
+    assert analysis.type == ChangeType.build
