@@ -64,6 +64,13 @@ def test_a_major_release_of_a_rust_crate_is_medium(tmp_path: Path) -> None:
     assert "new major version" in analysis.importance_reason
 
 
+def test_a_workspace_crate_released_under_its_tag_name_is_a_release(tmp_path: Path) -> None:
+    crate = '[package]\nname = "walker"\nversion = "{version}"\n\n[dependencies]\nmemchr = "2.7"\n'
+    repo = Repo(tmp_path, {"crates/walker/Cargo.toml": crate.format(version="0.4.26")})
+    analysis = analyse(repo.change("walker-0.4.27", {"crates/walker/Cargo.toml": crate.format(version="0.4.27")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
 # --------------------------------------------------------------------------- dependencies
 
 
