@@ -8,6 +8,7 @@ every move is kept as a reason for the texts to write out.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.evidence import Evidence, Reason, read_message
@@ -24,8 +25,13 @@ _MAX_REVERT_DEPTH = 3
 
 
 def is_release(evidence: Evidence, facts: Files, rules: RuleSet) -> bool:
-    """A release chore by its message, bumping no major dependency and changing no more source than a version."""
-    if "release" not in evidence.signals or any(change.major for change in evidence.dependencies):
+    """A release chore by its message, bumping no major dependency and changing no more source than a version.
+
+    A title that names a package at a version (``cookie@0.7.0``) releases that package,
+    unless it is a dependency the commit raises: then it is the dependency's update.
+    """
+    signal = evidence.signals.get("release", "")
+    if not signal or any(change.major or _names(signal, change.name) for change in evidence.dependencies):
         return False
     source_lines = sum(
         f.additions + f.deletions
@@ -33,6 +39,27 @@ def is_release(evidence: Evidence, facts: Files, rules: RuleSet) -> bool:
         if rules.path_rules(name).type is None
     )
     return source_lines <= rules.release.max_source_lines
+
+
+def _names(title: str, dependency: str) -> bool:
+    """Whether ``title`` names ``dependency`` at a version (``cookie@0.7.0``, not ``create-vite@9.0.5`` for vite)."""
+    return re.search(rf"(?<![\w.-]){re.escape(dependency)}@", title, re.I) is not None
+
+
+def _opens_major_line(facts: Files, rules: RuleSet) -> bool:
+    """A release that sets the package's own version to the first of a major line (5.0.0, 10.0.0).
+
+    Users choose to move to a new major version and read what it changes first: it is
+    news to them, unlike a patch or minor release. Only manifests users install from
+    and source files (a ``__version__``) are read: a lock file lists its packages' versions.
+    """
+    # Case-sensitive like the other patch patterns: `VERSION` and `version` are both spelled out.
+    regex = re.compile(rules.release.major_version, re.M)
+    return any(
+        regex.search(file.text) is not None
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if rules.dependencies.ships(file.path) or rules.path_rules(name).type is None
+    )
 
 
 @dataclass
@@ -211,7 +238,10 @@ def _start(
             return _Ladder(judged.importance, ("reason_revert", {"quoted": title.revert_of})), title.revert_of
         return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
     if basis == "release":
-        return _Ladder(Importance.low, ("reason_release", {"match": evidence.signals["release"]})), None
+        match = {"match": evidence.signals["release"]}
+        if _opens_major_line(facts, rules):
+            return _Ladder(rules.release.major_importance, ("reason_major_release", match)), None
+        return _Ladder(Importance.low, ("reason_release", match)), None
     level = rules.importance[primary]
     if basis == "paths":
         return _Ladder(level, ("reason_only_class", {"label": facts.dominant_class})), None

@@ -219,9 +219,21 @@ class RemovedDefinitionRules(Strict):
 
 
 class ReleaseRules(Strict):
-    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""
+    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
+
+    ``major_version`` finds the added line that sets the package's own version to
+    the first of a major line (``"version": "5.0.0"``): such a release starts at
+    ``major_importance`` instead of low.
+    """
 
     max_source_lines: int = Field(default=6, ge=0)
+    major_version: str = "(?!)"
+    major_importance: Importance = Importance.medium
+
+    @field_validator("major_version")
+    @classmethod
+    def _check_major(cls, value: str) -> str:
+        return check_regex(value)
 
 
 class DiffRules(Strict):
@@ -310,11 +322,23 @@ class SurfaceRule(Strict):
     binding_steps_only: bool = Field(
         default=False, description="Match a version step only when it binds users (`DependencyRules.binds_users`)."
     )
+    unless_title: str | None = Field(
+        default=None, description="A title that says what the diff cannot show: then the rule does not apply."
+    )
 
     @field_validator("paths")
     @classmethod
     def _check_paths(cls, value: list[str]) -> list[str]:
         return check_globs(value)
+
+    @field_validator("unless_title")
+    @classmethod
+    def _check_title(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
+    @cached_property
+    def unless_title_regex(self) -> re.Pattern[str] | None:
+        return None if self.unless_title is None else re.compile(self.unless_title, FLAGS)
 
     @cached_property
     def _paths(self) -> Globs:

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.unit_tests import only_unit_tests
 from repodaily.models import ChangeType, ContextFile, FileCategory, FileStatus
 
 __all__ = ["Files", "impact_scope", "ranked_files", "read_files"]
@@ -35,7 +36,7 @@ class Files:
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
-    classes = [_class_of(f, rules) for f in files]
+    classes = _with_unit_tests(files, [_class_of(f, rules) for f in files], rules)
     counted = [i for i, name in enumerate(classes) if not rules.path_rules(name).ignorable] or list(range(len(files)))
     lines: Counter[str] = Counter()
     for i in counted:
@@ -61,12 +62,28 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
 COMMENTS = "comments"
 
 
+#: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
+TESTS = "test"
+
+
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
     """The file's path class; a code file whose patch changes only comments is of the comments class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     if rules.path_rules(name).type is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
     return name
+
+
+def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSet) -> list[str]:
+    """The classes, the source files among them of the tests' class when each changes only its unit tests.
+
+    Only when the commit changes no other source (:mod:`.unit_tests`): a commit that changes
+    code is judged by the code, and the tests it adapts beside it are read with it.
+    """
+    source = [i for i, name in enumerate(classes) if rules.path_rules(name).type is None]
+    if not source or TESTS not in rules.paths or not all(only_unit_tests(files[i]) for i in source):
+        return classes
+    return [TESTS if i in source else name for i, name in enumerate(classes)]
 
 
 #: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
@@ -79,13 +96,20 @@ _DIRECTIVE = re.compile(
     r"|\+build|SPDX-License-Identifier)",
 )
 _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+#: A line that only sets the help text an option shows (clap's `help = "..."` and `value_name`,
+#: argparse's and click's `help="..."`, `.about("...")`): prose users read, like a docstring.
+_HELP_TEXT = re.compile(
+    r"""\.?(help|long_help|short_help|about|long_about|after_help|before_help|value_name|metavar)"""
+    r"""\s*(=|:|\()\s*[rbfu]?\#?["']"""
+)
 #: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment or blank: the code reads as it did.
+    """The patch changes lines, every one of them a comment, an option's help text or blank: the code
+    reads as it did.
 
     Most patches change code on their first changed line, so the scan stops there.
     """
@@ -94,6 +118,9 @@ def _comments_only(file: ContextFile) -> bool:
     for changed in _CHANGED_LINE.finditer(file.text):
         code = changed.group("text").strip()
         if not code:
+            continue
+        if _HELP_TEXT.match(code) is not None:
+            seen = True
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
             return False

@@ -30,7 +30,7 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
         change = next((c for c in relevant if rule.reads(c) and _binds(rule, c, deps)), None)
-        if change is None:
+        if change is None or _denied(rule, title):
             continue
         evidence.fired.add(f"surface.{name}")
         cite = describe(change)
@@ -50,6 +50,11 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
     """Whether ``change`` is a step the rule counts: any, unless it counts only steps that bind users."""
     return not rule.binding_steps_only or deps.binds_users(change.name, change.old, change.new)
+
+
+def _denied(rule: SurfaceRule, title: Title) -> bool:
+    """Whether the title says what the diff cannot show and the rule guesses: "Remove unused X"."""
+    return rule.unless_title_regex is not None and rule.unless_title_regex.search(title.subject) is not None
 
 
 def describe(change: SurfaceChange) -> str:

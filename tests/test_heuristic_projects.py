@@ -1,0 +1,213 @@
+"""The heuristic on the conventions of JavaScript packages and Rust command-line tools.
+
+Major releases, dependency updates titled ``name@version``, unused dependencies
+dropped, unit tests kept beside the code, Cargo's build configuration. Every
+commit is made by git in a temporary repository and read by the git source, as
+a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_PACKAGE = '{{\n  "name": "web",\n  "version": "{version}",\n  "dependencies": {{\n{deps}  }}\n}}\n'
+_DEPS = '    "cookie": "{cookie}",\n    "depd": "2.0.0",\n    "qs": "^6.14.0"\n'
+_HISTORY = "unreleased\n==========\n\n  * deps: qs@6.14.0\n"
+
+
+def _package(version: str = "4.21.2", cookie: str = "0.6.0", deps: str = _DEPS) -> str:
+    return _PACKAGE.format(version=version, deps=deps.format(cookie=cookie))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"package.json": _package(), "History.md": _HISTORY, "lib/app.js": "module.exports = 1\n"})
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def _release(repo: Repo, title: str, old: str, new: str) -> tuple[ChangeType, Importance]:
+    repo.change("Start the line", {"package.json": _package(version=old)})
+    history = _HISTORY.replace("unreleased", f"{new} / 2026-02-09")
+    analysis = analyse(repo.change(title, {"package.json": _package(version=new), "History.md": history}))
+    return analysis.type, analysis.importance
+
+
+@pytest.mark.parametrize(("old", "new"), [("4.21.2", "5.0.0"), ("5.0.0-beta.3", "5.0.0"), ("9.1.0", "10.0")])
+def test_the_release_of_a_new_major_version_is_a_medium_chore(repo: Repo, old: str, new: str) -> None:
+    assert _release(repo, new, old, new) == (ChangeType.chore, Importance.medium)
+
+
+@pytest.mark.parametrize(("old", "new"), [("5.1.0", "5.2.0"), ("5.0.0", "5.0.1"), ("5.0.0-beta.2", "5.0.0-beta.3")])
+def test_a_minor_patch_or_prerelease_is_a_low_chore(repo: Repo, old: str, new: str) -> None:
+    assert _release(repo, f"Release: {new}", old, new) == (ChangeType.chore, Importance.low)
+
+
+def test_a_major_version_a_lock_file_lists_is_no_major_release(repo: Repo) -> None:
+    repo.change("Lock", {"package-lock.json": '{\n  "packages": {\n    "node_modules/qs": {\n    }\n  }\n}\n'})
+    lock = '{\n  "packages": {\n    "node_modules/qs": {\n      "version": "7.0.0"\n    }\n  }\n}\n'
+    analysis = analyse(repo.change("5.2.0", {"package.json": _package(version="5.2.0"), "package-lock.json": lock}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_major_release_of_a_rust_crate_is_medium(tmp_path: Path) -> None:
+    cargo = '[package]\nname = "finder"\nversion = "{version}"\nedition = "2021"\n\n[dependencies]\nregex = "1.10"\n'
+    repo = Repo(tmp_path, {"Cargo.toml": cargo.format(version="9.0.0"), "src/main.rs": "fn main() {}\n"})
+    analysis = analyse(repo.change("Release 10.0.0", {"Cargo.toml": cargo.format(version="10.0.0")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.medium)
+    assert "new major version" in analysis.importance_reason
+
+
+def test_a_workspace_crate_released_under_its_tag_name_is_a_release(tmp_path: Path) -> None:
+    crate = '[package]\nname = "walker"\nversion = "{version}"\n\n[dependencies]\nmemchr = "2.7"\n'
+    repo = Repo(tmp_path, {"crates/walker/Cargo.toml": crate.format(version="0.4.26")})
+    analysis = analyse(repo.change("walker-0.4.27", {"crates/walker/Cargo.toml": crate.format(version="0.4.27")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+# --------------------------------------------------------------------------- dependencies
+
+
+def test_a_title_naming_a_raised_dependency_at_its_version_is_its_update_not_a_release(repo: Repo) -> None:
+    history = _HISTORY.replace("  * deps", "  * Update `cookie` semver lock to address CVE-2024-47764\n  * deps")
+    files = {"package.json": _package(cookie="0.7.1"), "History.md": history}
+    analysis = analyse(repo.change("fix(deps): cookie@0.7.0", files))
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.security and analysis.importance == Importance.high
+
+
+def test_a_package_released_at_a_version_is_still_a_release(tmp_path: Path) -> None:
+    # The release raises its templates' floor of `web`, whose name ends the released package's.
+    manifest = '{{\n  "name": "create-web",\n  "version": "{version}"\n}}\n'
+    template = '{{\n  "name": "template",\n  "dependencies": {{\n    "web": "^{version}"\n  }}\n}}\n'
+    before = {"packages/create-web/package.json": manifest.format(version="9.0.4")}
+    repo = Repo(tmp_path, {**before, "packages/create-web/template/package.json": template.format(version="8.0.8")})
+    after = {
+        "packages/create-web/package.json": manifest.format(version="9.0.5"),
+        "packages/create-web/template/package.json": template.format(version="8.0.9"),
+    }
+    analysis = analyse(repo.change("release: create-web@9.0.5", after))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+@pytest.mark.parametrize(
+    ("title", "breaking"),
+    [
+        ("Remove unused `depd` dependency", False),
+        ("Drop `depd`, no longer needed", False),
+        ("Drop the `depd` dependency", True),
+    ],
+)
+def test_a_dependency_the_title_calls_unused_is_dropped_without_breaking_anything(
+    repo: Repo, title: str, breaking: bool
+) -> None:
+    dropped = _DEPS.replace('    "depd": "2.0.0",\n', "")
+    analysis = analyse(repo.change(title, {"package.json": _package(deps=dropped)}))
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.breaking is breaking
+    assert (analysis.importance == Importance.low) is not breaking
+
+
+# --------------------------------------------------------------------------- Rust command-line tools
+
+_WALK = """use std::path::Path;
+
+pub fn strip(path: &Path) -> &Path {
+    path.strip_prefix(".").unwrap_or(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_the_current_directory() {
+        assert_eq!(strip(Path::new("./a")), Path::new("a"));
+    }
+}
+"""
+
+_MORE_TESTS = """
+    #[test]
+    fn keeps_a_plain_path() {
+        assert_eq!(strip(Path::new("a/b")), Path::new("a/b"));
+    }
+}
+"""
+
+
+@pytest.fixture
+def crate(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"Cargo.toml": '[package]\nname = "finder"\n', "src/walk.rs": _WALK})
+
+
+def test_tests_added_to_a_rust_files_test_module_are_a_test_change(crate: Repo) -> None:
+    walk = _WALK.removesuffix("}\n") + _MORE_TESTS
+    analysis = analyse(crate.change("Add tests for strip without a prefix", {"src/walk.rs": walk}))
+    assert (analysis.type, analysis.importance, analysis.flags.user_facing) == (ChangeType.test, Importance.low, False)
+
+
+def test_a_test_module_added_to_a_rust_file_is_a_test_change(crate: Repo) -> None:
+    crate.change("Drop the tests", {"src/walk.rs": _WALK.split("#[cfg(test)]")[0]})
+    analysis = analyse(crate.change("Add tests for strip", {"src/walk.rs": _WALK}))
+    assert analysis.type == ChangeType.test
+
+
+def test_code_changed_beside_a_rust_files_tests_is_no_test_change(crate: Repo) -> None:
+    walk = _WALK.replace('strip_prefix(".")', 'strip_prefix("./")').removesuffix("}\n") + _MORE_TESTS
+    analysis = analyse(crate.change("Add a case to strip", {"src/walk.rs": walk}))
+    assert analysis.type != ChangeType.test
+
+
+def test_tests_adapted_beside_code_in_another_rust_file_are_read_with_the_code(crate: Repo) -> None:
+    crate.change("Add the filter", {"src/filter.rs": "pub fn keep(n: usize) -> bool {\n    n > 0\n}\n"})
+    walk = _WALK.removesuffix("}\n") + _MORE_TESTS
+    files = {"src/walk.rs": walk, "src/filter.rs": "pub fn keep(n: usize) -> bool {\n    n > 1\n}\n"}
+    analysis = analyse(crate.change("Keep only paths deeper than one", files))
+    assert analysis.type != ChangeType.test and analysis.flags.user_facing
+
+
+_CLI = """use clap::Parser;
+
+#[derive(Parser)]
+pub struct Opts {
+    /// Exclude entries that match the given glob pattern.
+    #[arg(
+        long,
+        short = 'E',
+        value_name = "pattern",
+        help = "Exclude entries that match the given pattern"
+    )]
+    pub exclude: Vec<String>,
+
+    #[arg(long, default_value_t = 1)]
+    pub depth: usize,
+}
+"""
+
+
+def test_an_options_help_text_reworded_is_documentation(crate: Repo) -> None:
+    crate.change("Add the options", {"src/cli.rs": _CLI, "doc/finder.1": ".B --exclude pattern\n"})
+    cli = _CLI.replace('value_name = "pattern"', 'value_name = "glob"').replace("given pattern", "given glob")
+    files = {"src/cli.rs": cli, "doc/finder.1": ".B --exclude glob\n"}
+    analysis = analyse(crate.change("Change --exclude value name from 'pattern' to 'glob'", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_help_text_changed_beside_a_default_is_no_documentation(crate: Repo) -> None:
+    crate.change("Add the options", {"src/cli.rs": _CLI})
+    cli = _CLI.replace("given pattern", "given glob").replace("default_value_t = 1", "default_value_t = 2")
+    analysis = analyse(crate.change("Search two levels deep by default", {"src/cli.rs": cli}))
+    assert analysis.type != ChangeType.docs
+
+
+def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
+    config = '[target.x86_64-pc-windows-msvc]\nrustflags = ["-C", "target-feature=+crt-static"]\n'
+    analysis = analyse(crate.change("config: statically link the C runtime on Windows", {".cargo/config.toml": config}))
+    assert analysis.type == ChangeType.build
