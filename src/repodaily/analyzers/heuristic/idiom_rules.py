@@ -37,7 +37,9 @@ class SecurityIdiom(Strict):
     nothing else); no ``not_added`` pattern may match a line it adds (nothing
     as dangerous put in place of what it removes). ``files`` says whose patches are read: the project's
     ``source`` (path classes without a type: not tests, docs, examples, CI or
-    tooling) and/or its ``build`` files (manifests and pins). ``cite`` is what
+    tooling), its ``build`` files (manifests and pins), its ``ci`` pipelines
+    and its ``config`` (configuration and tooling: path classes of type chore),
+    the last three for how a release is built and what it installs. ``cite`` is what
     the evidence quotes, each of ``{added}``, ``{removed}``, ``{before}`` and
     ``{after}`` standing for the text the first pattern of that condition
     matched, as code. Patterns are case-sensitive (code is); ``(?i)`` makes one
@@ -49,7 +51,7 @@ class SecurityIdiom(Strict):
     scanning every line of a large commit in vain.
     """
 
-    files: tuple[Literal["source", "build"], ...] = Field(default=("source",), min_length=1)
+    files: tuple[Literal["source", "build", "ci", "config"], ...] = Field(default=("source",), min_length=1)
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     before: list[str] = Field(default_factory=list)
