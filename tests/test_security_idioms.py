@@ -306,6 +306,32 @@ def test_a_limit_set_inside_a_test_module_of_a_source_file_is_no_fix(repo: Repo)
     assert idioms(edit(repo, "src/app.rs", before, after)) == []
 
 
+
+_EXTRACTOR = """impl FromRequest for JsonLines {
+    async fn from_request(req: Request) -> Result<Self, Rejection> {
+        let body = req.into_body();
+        Ok(Self::new(body.into_data_stream()))
+    }
+}
+"""
+
+
+def test_a_body_read_within_the_limit_is_flagged_a_body_read_otherwise_is_not(repo: Repo) -> None:
+    limited = _EXTRACTOR.replace("req.into_body()", "req.into_limited_body()")
+    commit = edit(repo, "src/json_lines.rs", _EXTRACTOR, limited)
+    assert idioms(commit) == ["body_read_limited"]
+    assert flagged(commit)
+    mapped = _EXTRACTOR.replace("req.into_body()", "req.into_body().map_err(Error::new)")
+    assert idioms(edit(repo, "src/lines.rs", _EXTRACTOR, mapped)) == []
+
+
+def test_hypers_header_read_timer_switched_on_is_flagged(repo: Repo) -> None:
+    serve = "fn serve(io: Io) {\n    let mut builder = Builder::new(TokioExecutor::new());\n    builder.serve(io);\n}\n"
+    timed = serve.replace("    builder.serve", "    builder.http1().timer(TokioTimer::new());\n    builder.serve")
+    assert idioms(edit(repo, "src/serve.rs", serve, timed)) == ["request_size_limit"]
+    keep_alive = serve.replace("    builder.serve", "    builder.http1().keep_alive(true);\n    builder.serve")
+    assert idioms(edit(repo, "src/keep.rs", serve, keep_alive)) == []
+
 # --------------------------------------------------------------------------- URL fetching
 
 _FETCH = """from urllib.parse import urlparse
@@ -329,6 +355,64 @@ def test_a_host_checked_against_the_allowed_domains_is_flagged_a_doc_about_it_is
     assert idioms(doc) == []
     assert not flagged(doc)
 
+
+
+_DEFAULTS = """export const serverDefaults = Object.freeze({
+  fs: {
+    strict: true,
+    deny: ['.env', '.env.*', '*.{crt,pem}'],
+  },
+  cors: false,
+})
+"""
+
+
+def test_key_files_added_to_a_deny_list_are_flagged_other_entries_are_not(repo: Repo) -> None:
+    keys = _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem,key,p12}', '.npmrc'")
+    assert idioms(edit(repo, "src/server/defaults.ts", _DEFAULTS, keys)) == ["deny_list_extended"]
+    logs = _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem}', '*.log'")
+    assert idioms(edit(repo, "src/server/logs.ts", _DEFAULTS, logs)) == []
+    # An allow list of key files is no deny list.
+    allowed = "export const allowed = {\n  exts: ['.js'],\n}\n"
+    more = "export const allowed = {\n  exts: ['.js', '.key'],\n}\n"
+    assert idioms(edit(repo, "src/server/allowed.ts", allowed, more)) == []
+
+
+_STATIC = """export function isFileLoadingAllowed(config, filePath) {
+  if (config.fsDenyGlob(filePath)) return false
+  return true
+}
+"""
+
+
+def test_a_deny_check_given_the_normalised_path_is_flagged_a_renamed_argument_is_not(repo: Repo) -> None:
+    trimmed = _STATIC.replace(
+        "  if (config.fsDenyGlob(filePath)) return false",
+        "  const trimmed = filePath.endsWith('/') ? filePath.slice(0, -1) : filePath\n"
+        "  if (config.fsDenyGlob(trimmed)) return false",
+    )
+    assert idioms(edit(repo, "src/server/static.ts", _STATIC, trimmed)) == ["deny_check_normalised"]
+    renamed = _STATIC.replace("filePath", "file")
+    assert idioms(edit(repo, "src/server/renamed.ts", _STATIC, renamed)) == []
+
+
+_DEBUGGER = """def run(app, hostname, use_debugger):
+    if use_debugger:
+        app = DebuggedApplication(app)
+        app.trusted_hosts.append(hostname)
+    return app
+"""
+
+
+def test_a_wildcard_address_kept_out_of_trusted_hosts_is_flagged_a_display_name_is_not(repo: Repo) -> None:
+    kept_out = _DEBUGGER.replace(
+        "        app.trusted_hosts.append(hostname)",
+        '        if hostname not in {"0.0.0.0", "[::]"}:\n            app.trusted_hosts.append(hostname)',
+    )
+    assert idioms(edit(repo, "src/lib/serving.py", _DEBUGGER, kept_out)) == ["wildcard_host_untrusted"]
+    banner = "def banner(hostname):\n    return hostname\n"
+    shown = 'def banner(hostname):\n    if hostname != "0.0.0.0":\n        return hostname\n    return "localhost"\n'
+    assert idioms(edit(repo, "src/lib/banner.py", banner, shown)) == []
 
 # --------------------------------------------------------------------------- auth
 
@@ -432,6 +516,34 @@ def test_newlines_refused_in_a_header_value_are_flagged_elsewhere_they_are_not(r
     assert idioms(edit(repo, "engine/lines.py", lines, crlf)) == []
 
 
+
+def test_a_header_parameter_escaped_is_flagged_an_escape_that_was_there_is_not(repo: Repo) -> None:
+    escaped = _HEADER.replace("filename=\"{filename}\"'", "filename=\"{quote_header_value(filename)}\"'")
+    assert idioms(edit(repo, "web/download.py", _HEADER, escaped)) == ["header_param_escaped"]
+    rust = 'fn disposition(name: &str) -> String {\n    format!("attachment; filename=\\"{}\\"", name)\n}\n'
+    wrapped = rust.replace(", name)", ", EscapedQuotedString(name))")
+    assert idioms(edit(repo, "src/attachment.rs", rust, wrapped)) == ["header_param_escaped"]
+    # Renaming the helper that already escaped changes nothing a reader depends on.
+    renamed = wrapped.replace("EscapedQuotedString", "Escaped")
+    assert idioms(edit(repo, "src/renamed.rs", wrapped, renamed)) == []
+
+
+_LOGIN = """def login(response, token):
+    response.set_cookie(
+        "session",
+        token,
+    )
+    return response
+"""
+
+
+def test_a_session_cookie_made_http_only_is_flagged_a_new_cookie_is_not(repo: Repo) -> None:
+    hardened = _LOGIN.replace("        token,\n", "        token,\n        httponly=True,\n        samesite=\"lax\",\n")
+    assert idioms(edit(repo, "app/login.py", _LOGIN, hardened)) == ["cookie_flags_set"]
+    other = "def logout(response):\n    return response\n"
+    grown = 'def logout(response):\n    response.delete_cookie("session", httponly=True)\n    return response\n'
+    assert idioms(edit(repo, "app/logout.py", other, grown)) == []
+
 _TMP = """def scratch(root):
     path = root / "scratch"
     path.mkdir(exist_ok=True)
@@ -517,6 +629,64 @@ def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(
     notes = repo.change("Notes", {"docs/notes.md": "# Notes\n\nWe track CVE-2026-0994 upstream.\n"})
     assert idioms(notes) == []
 
+
+
+_RELEASE = """name: release
+permissions:
+  contents: write
+jobs:
+  build:
+    steps:
+      - uses: actions/checkout@v4
+      - name: Upload
+        run: gh release upload "$TAG" "$ASSET"
+"""
+
+
+def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_not(repo: Repo) -> None:
+    attested = _RELEASE.replace(
+        "      - name: Upload",
+        "      - uses: actions/attest-build-provenance@v3\n        with:\n"
+        "          subject-path: ${{ env.ASSET }}\n      - name: Upload",
+    )
+    commit = edit(repo, ".github/workflows/release.yml", _RELEASE, attested)
+    assert idioms(commit) == ["release_hardened"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    # The pipeline is no release of the project's code: the rubric's floor, not high.
+    assert analysis.verdict.importance == Importance.medium
+    bumped = attested.replace("attest-build-provenance@v3", "attest-build-provenance@v4")
+    assert idioms(repo.change("Bump the action", {".github/workflows/release.yml": bumped})) == []
+
+
+def test_packages_held_back_until_they_age_are_flagged_other_settings_are_not(repo: Repo) -> None:
+    workspace = "packages:\n  - packages/*\n"
+    assert idioms(edit(repo, "pnpm-workspace.yaml", workspace, workspace + "minimumReleaseAge: 1440\n")) == [
+        "release_hardened"
+    ]
+    assert idioms(repo.change("Hoist", {"pnpm-workspace.yaml": workspace + "shamefullyHoist: true\n"})) == []
+
+
+def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(repo: Repo) -> None:
+    sha, newer = "0" * 39 + "1", "0" * 39 + "2"
+    pinned = _RELEASE.replace("actions/checkout@v4", f"actions/checkout@{sha} # v4")
+    assert idioms(edit(repo, ".github/workflows/release.yml", _RELEASE, pinned)) == ["actions_pinned"]
+    bumped = pinned.replace(sha, newer).replace("# v4", "# v5")
+    assert idioms(repo.change("Bump checkout", {".github/workflows/release.yml": bumped})) == []
+
+
+_TLS = """def create_context():
+    context = ssl.create_default_context()
+    context.load_verify_locations(cafile=certifi.where())
+    return context
+"""
+
+
+def test_tls_made_stricter_is_flagged_a_comment_about_it_is_not(repo: Repo) -> None:
+    strict = _TLS.replace("    return context", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return context")
+    assert idioms(edit(repo, "src/lib/tls.py", _TLS, strict)) == ["tls_hardened"]
+    noted = _TLS.replace("    return context", "    # the default context sets OP_NO_SSLv3 already\n    return context")
+    assert idioms(edit(repo, "src/lib/noted.py", _TLS, noted)) == []
 
 # --------------------------------------------------------------------------- the rules are data
 
