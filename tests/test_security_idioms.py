@@ -306,7 +306,6 @@ def test_a_limit_set_inside_a_test_module_of_a_source_file_is_no_fix(repo: Repo)
     assert idioms(edit(repo, "src/app.rs", before, after)) == []
 
 
-
 _EXTRACTOR = """impl FromRequest for JsonLines {
     async fn from_request(req: Request) -> Result<Self, Rejection> {
         let body = req.into_body();
@@ -332,6 +331,7 @@ def test_hypers_header_read_timer_switched_on_is_flagged(repo: Repo) -> None:
     keep_alive = serve.replace("    builder.serve", "    builder.http1().keep_alive(true);\n    builder.serve")
     assert idioms(edit(repo, "src/keep.rs", serve, keep_alive)) == []
 
+
 # --------------------------------------------------------------------------- URL fetching
 
 _FETCH = """from urllib.parse import urlparse
@@ -354,7 +354,6 @@ def test_a_host_checked_against_the_allowed_domains_is_flagged_a_doc_about_it_is
     doc = repo.change("Describe fetching", {"docs/fetching.md": page})
     assert idioms(doc) == []
     assert not flagged(doc)
-
 
 
 _DEFAULTS = """export const serverDefaults = Object.freeze({
@@ -413,6 +412,7 @@ def test_a_wildcard_address_kept_out_of_trusted_hosts_is_flagged_a_display_name_
     banner = "def banner(hostname):\n    return hostname\n"
     shown = 'def banner(hostname):\n    if hostname != "0.0.0.0":\n        return hostname\n    return "localhost"\n'
     assert idioms(edit(repo, "src/lib/banner.py", banner, shown)) == []
+
 
 # --------------------------------------------------------------------------- auth
 
@@ -516,9 +516,8 @@ def test_newlines_refused_in_a_header_value_are_flagged_elsewhere_they_are_not(r
     assert idioms(edit(repo, "engine/lines.py", lines, crlf)) == []
 
 
-
 def test_a_header_parameter_escaped_is_flagged_an_escape_that_was_there_is_not(repo: Repo) -> None:
-    escaped = _HEADER.replace("filename=\"{filename}\"'", "filename=\"{quote_header_value(filename)}\"'")
+    escaped = _HEADER.replace('filename="{filename}"\'', 'filename="{quote_header_value(filename)}"\'')
     assert idioms(edit(repo, "web/download.py", _HEADER, escaped)) == ["header_param_escaped"]
     rust = 'fn disposition(name: &str) -> String {\n    format!("attachment; filename=\\"{}\\"", name)\n}\n'
     wrapped = rust.replace(", name)", ", EscapedQuotedString(name))")
@@ -538,11 +537,12 @@ _LOGIN = """def login(response, token):
 
 
 def test_a_session_cookie_made_http_only_is_flagged_a_new_cookie_is_not(repo: Repo) -> None:
-    hardened = _LOGIN.replace("        token,\n", "        token,\n        httponly=True,\n        samesite=\"lax\",\n")
+    hardened = _LOGIN.replace("        token,\n", '        token,\n        httponly=True,\n        samesite="lax",\n')
     assert idioms(edit(repo, "app/login.py", _LOGIN, hardened)) == ["cookie_flags_set"]
     other = "def logout(response):\n    return response\n"
     grown = 'def logout(response):\n    response.delete_cookie("session", httponly=True)\n    return response\n'
     assert idioms(edit(repo, "app/logout.py", other, grown)) == []
+
 
 _TMP = """def scratch(root):
     path = root / "scratch"
@@ -630,7 +630,6 @@ def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(
     assert idioms(notes) == []
 
 
-
 _RELEASE = """name: release
 permissions:
   contents: write
@@ -657,6 +656,11 @@ def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_no
     assert analysis.verdict.importance == Importance.medium
     bumped = attested.replace("attest-build-provenance@v3", "attest-build-provenance@v4")
     assert idioms(repo.change("Bump the action", {".github/workflows/release.yml": bumped})) == []
+    # A new pipeline that keeps no token from the start fixes nothing that was there.
+    fresh = _RELEASE.replace(
+        "actions/checkout@v4", "actions/checkout@v4\n        with:\n          persist-credentials: false"
+    )
+    assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": fresh})) == []
 
 
 def test_packages_held_back_until_they_age_are_flagged_other_settings_are_not(repo: Repo) -> None:
@@ -668,11 +672,16 @@ def test_packages_held_back_until_they_age_are_flagged_other_settings_are_not(re
 
 
 def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(repo: Repo) -> None:
-    sha, newer = "0" * 39 + "1", "0" * 39 + "2"
+    sha, newer = "65d7f2d534ac1bc67fcd62888c5f4f3d2cb2b236", "0a5c61591373683505ea898e09a3ea4f39ef2b9c"
     pinned = _RELEASE.replace("actions/checkout@v4", f"actions/checkout@{sha} # v4")
     assert idioms(edit(repo, ".github/workflows/release.yml", _RELEASE, pinned)) == ["actions_pinned"]
     bumped = pinned.replace(sha, newer).replace("# v4", "# v5")
     assert idioms(repo.change("Bump checkout", {".github/workflows/release.yml": bumped})) == []
+    # A SHA may start with digits, as a version does.
+    bare = bumped.replace(f"{newer} # v5", sha)
+    assert idioms(repo.change("Bare pin", {".github/workflows/release.yml": bare})) == []
+    rebumped = bare.replace(sha, newer)
+    assert idioms(repo.change("Bump the bare pin", {".github/workflows/release.yml": rebumped})) == []
 
 
 _TLS = """def create_context():
@@ -683,10 +692,11 @@ _TLS = """def create_context():
 
 
 def test_tls_made_stricter_is_flagged_a_comment_about_it_is_not(repo: Repo) -> None:
-    strict = _TLS.replace("    return context", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return context")
+    strict = _TLS.replace("    return", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return")
     assert idioms(edit(repo, "src/lib/tls.py", _TLS, strict)) == ["tls_hardened"]
-    noted = _TLS.replace("    return context", "    # the default context sets OP_NO_SSLv3 already\n    return context")
+    noted = _TLS.replace("    return", "    # the default context sets OP_NO_SSLv3 already\n    return")
     assert idioms(edit(repo, "src/lib/noted.py", _TLS, noted)) == []
+
 
 # --------------------------------------------------------------------------- the rules are data
 

@@ -78,13 +78,13 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
     if not rules.security_idioms:
         return
     kinds = {"source": None, "build": ChangeType.build, "ci": ChangeType.ci, "config": ChangeType.chore}
-    # A source file the commit creates hardens nothing that was there; a new manifest, workflow
-    # or setting may still pin a fix or sign a release.
+    # A source file, workflow or setting the commit creates hardens nothing that was there
+    # (a new release pipeline written safely from the start fixes nothing); a new manifest may still pin one.
     read = [
         (f, kind)
         for f, name in zip(facts.files, facts.classes, strict=True)
         for kind, wanted in kinds.items()
-        if rules.path_rules(name).type == wanted and f.text and (kind != "source" or f.status != FileStatus.added)
+        if rules.path_rules(name).type == wanted and f.text and (kind == "build" or f.status != FileStatus.added)
     ]
     # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
     lines = {kind: tuple(_changed_text([f for f, k in read if k == kind], sign) for sign in "+-") for kind in kinds}
