@@ -377,6 +377,16 @@ def test_key_files_added_to_a_deny_list_are_flagged_other_entries_are_not(repo: 
     assert idioms(edit(repo, "src/server/allowed.ts", allowed, more)) == []
 
 
+def test_cors_narrowed_to_named_origins_is_flagged_other_defaults_are_not(repo: Repo) -> None:
+    named = _DEFAULTS.replace("  cors: false,", "  cors: { origin: loopbackOrigins },")
+    assert idioms(edit(repo, "src/server/cors.ts", _DEFAULTS, named)) == ["cors_restricted"]
+    app = 'app.add_middleware(CORSMiddleware, allow_origins=["*"])\n'
+    listed = "app.add_middleware(CORSMiddleware, allow_origins=settings.origins)\n"
+    assert idioms(edit(repo, "app/main.py", app, listed)) == ["cors_restricted"]
+    strict = _DEFAULTS.replace("strict: true", "strict: false")
+    assert idioms(edit(repo, "src/server/strict.ts", _DEFAULTS, strict)) == []
+
+
 _STATIC = """export function isFileLoadingAllowed(config, filePath) {
   if (config.fsDenyGlob(filePath)) return false
   return true
@@ -696,6 +706,23 @@ def test_tls_made_stricter_is_flagged_a_comment_about_it_is_not(repo: Repo) -> N
     assert idioms(edit(repo, "src/lib/tls.py", _TLS, strict)) == ["tls_hardened"]
     noted = _TLS.replace("    return", "    # the default context sets OP_NO_SSLv3 already\n    return")
     assert idioms(edit(repo, "src/lib/noted.py", _TLS, noted)) == []
+
+
+# --------------------------------------------------------------------------- words beside the idioms
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Default cors to false to disallow fetching from untrusted origins", True),
+        ("Enable the header timeout\n\nA malicious client could hold a connection open forever.", True),
+        ("Load configuration from trusted sources only when asked", False),
+    ],
+)
+def test_what_an_attacker_controls_named_in_the_message_flags_it(repo: Repo, message: str, expected: bool) -> None:
+    commit = repo.change(message, {"src/lib/server.py": "TIMEOUT = 30\n"})
+    assert idioms(commit) == []
+    assert flagged(commit) == expected
 
 
 # --------------------------------------------------------------------------- the rules are data
