@@ -500,6 +500,15 @@ def test_a_value_escaped_into_html_is_flagged_new_code_that_escapes_from_the_sta
     ]
     grown = _PAGE + "\n\ndef footer(note):\n    return '<footer>' + html.escape(note) + '</footer>'\n"
     assert idioms(edit(repo, "web/footer.py", _PAGE, grown)) == []
+    # Code rewritten to build its HTML, escaping from the start, replaces safe code: no fix.
+    rewritten = _PAGE.replace(
+        '    return "<h1>" + name + "</h1>"', "    heading = Heading(text=name)\n    return heading.render()"
+    )
+    table = _PAGE.replace(
+        '    return "<h1>" + name + "</h1>"',
+        '    rows = [f"<td>{html.escape(cell)}</td>" for cell in name]\n    return "".join(rows)',
+    )
+    assert idioms(edit(repo, "web/table.py", rewritten, table)) == []
 
 
 def test_a_rust_closure_over_an_error_is_no_template_filter(repo: Repo) -> None:
@@ -566,6 +575,28 @@ def test_a_directory_made_private_is_flagged_a_new_private_directory_is_not(repo
     assert idioms(edit(repo, "engine/scratch.py", _TMP, private)) == ["private_mode"]
     wider = _TMP.replace("path.mkdir(exist_ok=True)", "path.mkdir(mode=0o755, exist_ok=True)")
     assert idioms(edit(repo, "engine/shared.py", _TMP, wider)) == []
+
+
+_ROOT = """def make_root(rootdir, uid):
+    rootdir.mkdir(mode=0o700, exist_ok=True)
+    rootdir_stat = rootdir.stat()
+    if rootdir_stat.st_uid != uid:
+        raise OSError("not owned by the current user")
+    return rootdir
+"""
+
+
+def test_a_temporary_root_that_is_a_symlink_is_refused_a_walker_skipping_links_is_not(repo: Repo) -> None:
+    refused = _ROOT.replace(
+        "    if rootdir_stat.st_uid",
+        "    if stat.S_ISLNK(rootdir_stat.st_mode):\n"
+        "        raise OSError('is a symbolic link')\n"
+        "    if rootdir_stat.st_uid",
+    ).replace("rootdir.stat()", "rootdir.stat(follow_symlinks=False)")
+    assert idioms(edit(repo, "src/lib/tmpdir.py", _ROOT, refused)) == ["symlink_refused"]
+    walker = "def walk(paths):\n    for path in paths:\n        yield path\n"
+    skipping = walker.replace("        yield", "        if path.is_symlink():\n            continue\n        yield")
+    assert idioms(edit(repo, "src/lib/walk.py", walker, skipping)) == []
 
 
 _REDIRECT = """def login_done(request):
@@ -746,3 +777,5 @@ def test_a_repository_teaches_its_own_idiom_and_bad_rules_fail_at_load(repo: Rep
         RuleSet.load({"security_idioms": {"bad": {"added": ["x"], "cite": "{before}"}}})
     with pytest.raises(ConfigError, match="needs `added` or `removed`"):
         RuleSet.load({"security_idioms": {"bad": {"after": ["x"], "cite": "x"}}})
+    with pytest.raises(ConfigError, match="`rewrites` needs an `added` pattern"):
+        RuleSet.load({"security_idioms": {"bad": {"removed": ["x"], "rewrites": True, "cite": "x"}}})
