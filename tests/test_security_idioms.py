@@ -306,32 +306,6 @@ def test_a_limit_set_inside_a_test_module_of_a_source_file_is_no_fix(repo: Repo)
     assert idioms(edit(repo, "src/app.rs", before, after)) == []
 
 
-_EXTRACTOR = """impl FromRequest for JsonLines {
-    async fn from_request(req: Request) -> Result<Self, Rejection> {
-        let body = req.into_body();
-        Ok(Self::new(body.into_data_stream()))
-    }
-}
-"""
-
-
-def test_a_body_read_within_the_limit_is_flagged_a_body_read_otherwise_is_not(repo: Repo) -> None:
-    limited = _EXTRACTOR.replace("req.into_body()", "req.into_limited_body()")
-    commit = edit(repo, "src/json_lines.rs", _EXTRACTOR, limited)
-    assert idioms(commit) == ["body_read_limited"]
-    assert flagged(commit)
-    mapped = _EXTRACTOR.replace("req.into_body()", "req.into_body().map_err(Error::new)")
-    assert idioms(edit(repo, "src/lines.rs", _EXTRACTOR, mapped)) == []
-
-
-def test_hypers_header_read_timer_switched_on_is_flagged(repo: Repo) -> None:
-    serve = "fn serve(io: Io) {\n    let mut builder = Builder::new(TokioExecutor::new());\n    builder.serve(io);\n}\n"
-    timed = serve.replace("    builder.serve", "    builder.http1().timer(TokioTimer::new());\n    builder.serve")
-    assert idioms(edit(repo, "src/serve.rs", serve, timed)) == ["request_size_limit"]
-    keep_alive = serve.replace("    builder.serve", "    builder.http1().keep_alive(true);\n    builder.serve")
-    assert idioms(edit(repo, "src/keep.rs", serve, keep_alive)) == []
-
-
 # --------------------------------------------------------------------------- URL fetching
 
 _FETCH = """from urllib.parse import urlparse
@@ -354,74 +328,6 @@ def test_a_host_checked_against_the_allowed_domains_is_flagged_a_doc_about_it_is
     doc = repo.change("Describe fetching", {"docs/fetching.md": page})
     assert idioms(doc) == []
     assert not flagged(doc)
-
-
-_DEFAULTS = """export const serverDefaults = Object.freeze({
-  fs: {
-    strict: true,
-    deny: ['.env', '.env.*', '*.{crt,pem}'],
-  },
-  cors: false,
-})
-"""
-
-
-def test_key_files_added_to_a_deny_list_are_flagged_other_entries_are_not(repo: Repo) -> None:
-    keys = _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem,key,p12}', '.npmrc'")
-    assert idioms(edit(repo, "src/server/defaults.ts", _DEFAULTS, keys)) == ["deny_list_extended"]
-    logs = _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem}', '*.log'")
-    assert idioms(edit(repo, "src/server/logs.ts", _DEFAULTS, logs)) == []
-    # An allow list of key files is no deny list.
-    allowed = "export const allowed = {\n  exts: ['.js'],\n}\n"
-    more = "export const allowed = {\n  exts: ['.js', '.key'],\n}\n"
-    assert idioms(edit(repo, "src/server/allowed.ts", allowed, more)) == []
-
-
-def test_cors_narrowed_to_named_origins_is_flagged_other_defaults_are_not(repo: Repo) -> None:
-    named = _DEFAULTS.replace("  cors: false,", "  cors: { origin: loopbackOrigins },")
-    assert idioms(edit(repo, "src/server/cors.ts", _DEFAULTS, named)) == ["cors_restricted"]
-    app = 'app.add_middleware(CORSMiddleware, allow_origins=["*"])\n'
-    listed = "app.add_middleware(CORSMiddleware, allow_origins=settings.origins)\n"
-    assert idioms(edit(repo, "app/main.py", app, listed)) == ["cors_restricted"]
-    strict = _DEFAULTS.replace("strict: true", "strict: false")
-    assert idioms(edit(repo, "src/server/strict.ts", _DEFAULTS, strict)) == []
-
-
-_STATIC = """export function isFileLoadingAllowed(config, filePath) {
-  if (config.fsDenyGlob(filePath)) return false
-  return true
-}
-"""
-
-
-def test_a_deny_check_given_the_normalised_path_is_flagged_a_renamed_argument_is_not(repo: Repo) -> None:
-    trimmed = _STATIC.replace(
-        "  if (config.fsDenyGlob(filePath)) return false",
-        "  const trimmed = filePath.endsWith('/') ? filePath.slice(0, -1) : filePath\n"
-        "  if (config.fsDenyGlob(trimmed)) return false",
-    )
-    assert idioms(edit(repo, "src/server/static.ts", _STATIC, trimmed)) == ["deny_check_normalised"]
-    renamed = _STATIC.replace("filePath", "file")
-    assert idioms(edit(repo, "src/server/renamed.ts", _STATIC, renamed)) == []
-
-
-_DEBUGGER = """def run(app, hostname, use_debugger):
-    if use_debugger:
-        app = DebuggedApplication(app)
-        app.trusted_hosts.append(hostname)
-    return app
-"""
-
-
-def test_a_wildcard_address_kept_out_of_trusted_hosts_is_flagged_a_display_name_is_not(repo: Repo) -> None:
-    kept_out = _DEBUGGER.replace(
-        "        app.trusted_hosts.append(hostname)",
-        '        if hostname not in {"0.0.0.0", "[::]"}:\n            app.trusted_hosts.append(hostname)',
-    )
-    assert idioms(edit(repo, "src/lib/serving.py", _DEBUGGER, kept_out)) == ["wildcard_host_untrusted"]
-    banner = "def banner(hostname):\n    return hostname\n"
-    shown = 'def banner(hostname):\n    if hostname != "0.0.0.0":\n        return hostname\n    return "localhost"\n'
-    assert idioms(edit(repo, "src/lib/banner.py", banner, shown)) == []
 
 
 # --------------------------------------------------------------------------- auth
@@ -535,34 +441,6 @@ def test_newlines_refused_in_a_header_value_are_flagged_elsewhere_they_are_not(r
     assert idioms(edit(repo, "engine/lines.py", lines, crlf)) == []
 
 
-def test_a_header_parameter_escaped_is_flagged_an_escape_that_was_there_is_not(repo: Repo) -> None:
-    escaped = _HEADER.replace('filename="{filename}"\'', 'filename="{quote_header_value(filename)}"\'')
-    assert idioms(edit(repo, "web/download.py", _HEADER, escaped)) == ["header_param_escaped"]
-    rust = 'fn disposition(name: &str) -> String {\n    format!("attachment; filename=\\"{}\\"", name)\n}\n'
-    wrapped = rust.replace(", name)", ", EscapedQuotedString(name))")
-    assert idioms(edit(repo, "src/attachment.rs", rust, wrapped)) == ["header_param_escaped"]
-    # Renaming the helper that already escaped changes nothing a reader depends on.
-    renamed = wrapped.replace("EscapedQuotedString", "Escaped")
-    assert idioms(edit(repo, "src/renamed.rs", wrapped, renamed)) == []
-
-
-_LOGIN = """def login(response, token):
-    response.set_cookie(
-        "session",
-        token,
-    )
-    return response
-"""
-
-
-def test_a_session_cookie_made_http_only_is_flagged_a_new_cookie_is_not(repo: Repo) -> None:
-    hardened = _LOGIN.replace("        token,\n", '        token,\n        httponly=True,\n        samesite="lax",\n')
-    assert idioms(edit(repo, "app/login.py", _LOGIN, hardened)) == ["cookie_flags_set"]
-    other = "def logout(response):\n    return response\n"
-    grown = 'def logout(response):\n    response.delete_cookie("session", httponly=True)\n    return response\n'
-    assert idioms(edit(repo, "app/logout.py", other, grown)) == []
-
-
 _TMP = """def scratch(root):
     path = root / "scratch"
     path.mkdir(exist_ok=True)
@@ -575,28 +453,6 @@ def test_a_directory_made_private_is_flagged_a_new_private_directory_is_not(repo
     assert idioms(edit(repo, "engine/scratch.py", _TMP, private)) == ["private_mode"]
     wider = _TMP.replace("path.mkdir(exist_ok=True)", "path.mkdir(mode=0o755, exist_ok=True)")
     assert idioms(edit(repo, "engine/shared.py", _TMP, wider)) == []
-
-
-_ROOT = """def make_root(rootdir, uid):
-    rootdir.mkdir(mode=0o700, exist_ok=True)
-    rootdir_stat = rootdir.stat()
-    if rootdir_stat.st_uid != uid:
-        raise OSError("not owned by the current user")
-    return rootdir
-"""
-
-
-def test_a_temporary_root_that_is_a_symlink_is_refused_a_walker_skipping_links_is_not(repo: Repo) -> None:
-    refused = _ROOT.replace(
-        "    if rootdir_stat.st_uid",
-        "    if stat.S_ISLNK(rootdir_stat.st_mode):\n"
-        "        raise OSError('is a symbolic link')\n"
-        "    if rootdir_stat.st_uid",
-    ).replace("rootdir.stat()", "rootdir.stat(follow_symlinks=False)")
-    assert idioms(edit(repo, "src/lib/tmpdir.py", _ROOT, refused)) == ["symlink_refused"]
-    walker = "def walk(paths):\n    for path in paths:\n        yield path\n"
-    skipping = walker.replace("        yield", "        if path.is_symlink():\n            continue\n        yield")
-    assert idioms(edit(repo, "src/lib/walk.py", walker, skipping)) == []
 
 
 _REDIRECT = """def login_done(request):
@@ -671,6 +527,8 @@ def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(
     assert idioms(notes) == []
 
 
+# --------------------------------------------------------------------------- release pipelines
+
 _RELEASE = """name: release
 permissions:
   contents: write
@@ -725,6 +583,55 @@ def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(r
     assert idioms(repo.change("Bump the bare pin", {".github/workflows/release.yml": rebumped})) == []
 
 
+# --------------------------------------------------------------------------- one edit each: the fix, its near misses
+
+_EXTRACTOR = """impl FromRequest for JsonLines {
+    async fn from_request(req: Request) -> Result<Self, Rejection> {
+        let body = req.into_body();
+        Ok(Self::new(body.into_data_stream()))
+    }
+}
+"""
+_SERVE = "fn serve(io: Io) {\n    let mut builder = Builder::new(TokioExecutor::new());\n    builder.serve(io);\n}\n"
+_DEFAULTS = """export const serverDefaults = Object.freeze({
+  fs: {
+    strict: true,
+    deny: ['.env', '.env.*', '*.{crt,pem}'],
+  },
+  cors: false,
+})
+"""
+_ALLOWED = "export const allowed = {\n  exts: ['.js'],\n}\n"
+_STATIC = """export function isFileLoadingAllowed(config, filePath) {
+  if (config.fsDenyGlob(filePath)) return false
+  return true
+}
+"""
+_DEBUGGER = """def run(app, hostname, use_debugger):
+    if use_debugger:
+        app = DebuggedApplication(app)
+        app.trusted_hosts.append(hostname)
+    return app
+"""
+_BANNER = "def banner(hostname):\n    return hostname\n"
+_DISPOSITION = 'fn disposition(name: &str) -> String {\n    format!("attachment; filename=\\"{}\\"", name)\n}\n'
+_ESCAPED_DISPOSITION = _DISPOSITION.replace(", name)", ", EscapedQuotedString(name))")
+_LOGIN = """def login(response, token):
+    response.set_cookie(
+        "session",
+        token,
+    )
+    return response
+"""
+_LOGOUT = "def logout(response):\n    return response\n"
+_ROOT = """def make_root(rootdir, uid):
+    rootdir.mkdir(mode=0o700, exist_ok=True)
+    rootdir_stat = rootdir.stat()
+    if rootdir_stat.st_uid != uid:
+        raise OSError("not owned by the current user")
+    return rootdir
+"""
+_WALKER = "def walk(paths):\n    for path in paths:\n        yield path\n"
 _TLS = """def create_context():
     context = ssl.create_default_context()
     context.load_verify_locations(cafile=certifi.where())
@@ -732,11 +639,188 @@ _TLS = """def create_context():
 """
 
 
-def test_tls_made_stricter_is_flagged_a_comment_about_it_is_not(repo: Repo) -> None:
-    strict = _TLS.replace("    return", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return")
-    assert idioms(edit(repo, "src/lib/tls.py", _TLS, strict)) == ["tls_hardened"]
-    noted = _TLS.replace("    return", "    # the default context sets OP_NO_SSLv3 already\n    return")
-    assert idioms(edit(repo, "src/lib/noted.py", _TLS, noted)) == []
+@pytest.mark.parametrize(
+    ("path", "before", "after", "expected"),
+    [
+        pytest.param(
+            "src/json_lines.rs",
+            _EXTRACTOR,
+            _EXTRACTOR.replace("req.into_body()", "req.into_limited_body()"),
+            "body_read_limited",
+            id="body read within the limit",
+        ),
+        pytest.param(
+            "src/lines.rs",
+            _EXTRACTOR,
+            _EXTRACTOR.replace("req.into_body()", "req.into_body().map_err(Error::new)"),
+            None,
+            id="body read otherwise",
+        ),
+        pytest.param(
+            "src/serve.rs",
+            _SERVE,
+            _SERVE.replace("    builder.serve", "    builder.http1().timer(TokioTimer::new());\n    builder.serve"),
+            "request_size_limit",
+            id="hyper's header read timer on",
+        ),
+        pytest.param(
+            "src/keep.rs",
+            _SERVE,
+            _SERVE.replace("    builder.serve", "    builder.http1().keep_alive(true);\n    builder.serve"),
+            None,
+            id="another http1 setting",
+        ),
+        pytest.param(
+            "src/server/defaults.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem,key,p12}', '.npmrc'"),
+            "deny_list_extended",
+            id="key files denied",
+        ),
+        pytest.param(
+            "src/server/logs.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem}', '*.log'"),
+            None,
+            id="logs denied",
+        ),
+        pytest.param(
+            "src/server/allowed.ts",
+            _ALLOWED,
+            _ALLOWED.replace("['.js']", "['.js', '.key']"),
+            None,
+            id="key files allowed",
+        ),
+        pytest.param(
+            "src/server/cors.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("  cors: false,", "  cors: { origin: loopbackOrigins },"),
+            "cors_restricted",
+            id="cors narrowed to named origins",
+        ),
+        pytest.param(
+            "app/main.py",
+            'app.add_middleware(CORSMiddleware, allow_origins=["*"])\n',
+            "app.add_middleware(CORSMiddleware, allow_origins=settings.origins)\n",
+            "cors_restricted",
+            id="cors wildcard replaced",
+        ),
+        pytest.param(
+            "src/server/strict.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("strict: true", "strict: false"),
+            None,
+            id="another server default",
+        ),
+        pytest.param(
+            "src/server/static.ts",
+            _STATIC,
+            _STATIC.replace(
+                "  if (config.fsDenyGlob(filePath)) return false",
+                "  const trimmed = filePath.endsWith('/') ? filePath.slice(0, -1) : filePath\n"
+                "  if (config.fsDenyGlob(trimmed)) return false",
+            ),
+            "deny_check_normalised",
+            id="deny check given the normalised path",
+        ),
+        pytest.param(
+            "src/server/renamed.ts", _STATIC, _STATIC.replace("filePath", "file"), None, id="argument renamed"
+        ),
+        pytest.param(
+            "src/lib/serving.py",
+            _DEBUGGER,
+            _DEBUGGER.replace(
+                "        app.trusted_hosts.append(hostname)",
+                '        if hostname not in {"0.0.0.0", "[::]"}:\n            app.trusted_hosts.append(hostname)',
+            ),
+            "wildcard_host_untrusted",
+            id="wildcard address kept out of trusted hosts",
+        ),
+        pytest.param(
+            "src/lib/banner.py",
+            _BANNER,
+            _BANNER.replace("    return", '    if hostname != "0.0.0.0":\n        return hostname\n    return'),
+            None,
+            id="wildcard address displayed",
+        ),
+        pytest.param(
+            "web/download.py",
+            _HEADER,
+            _HEADER.replace('filename="{filename}"\'', 'filename="{quote_header_value(filename)}"\''),
+            "header_param_escaped",
+            id="header parameter quoted",
+        ),
+        pytest.param(
+            "src/attachment.rs",
+            _DISPOSITION,
+            _ESCAPED_DISPOSITION,
+            "header_param_escaped",
+            id="header parameter escaped",
+        ),
+        # Renaming the helper that already escaped changes nothing a reader depends on.
+        pytest.param(
+            "src/renamed.rs",
+            _ESCAPED_DISPOSITION,
+            _ESCAPED_DISPOSITION.replace("EscapedQuotedString", "Escaped"),
+            None,
+            id="escape helper renamed",
+        ),
+        pytest.param(
+            "app/login.py",
+            _LOGIN,
+            _LOGIN.replace("        token,\n", '        token,\n        httponly=True,\n        samesite="lax",\n'),
+            "cookie_flags_set",
+            id="session cookie made HttpOnly",
+        ),
+        # A new cookie set safely from the start hardens nothing that was there.
+        pytest.param(
+            "app/logout.py",
+            _LOGOUT,
+            _LOGOUT.replace("    return", '    response.delete_cookie("session", httponly=True)\n    return'),
+            None,
+            id="new cookie",
+        ),
+        pytest.param(
+            "src/lib/tmpdir.py",
+            _ROOT,
+            _ROOT.replace(
+                "    if rootdir_stat.st_uid",
+                "    if stat.S_ISLNK(rootdir_stat.st_mode):\n"
+                "        raise OSError('is a symbolic link')\n"
+                "    if rootdir_stat.st_uid",
+            ).replace("rootdir.stat()", "rootdir.stat(follow_symlinks=False)"),
+            "symlink_refused",
+            id="temporary root that is a symlink refused",
+        ),
+        pytest.param(
+            "src/lib/walk.py",
+            _WALKER,
+            _WALKER.replace("        yield", "        if path.is_symlink():\n            continue\n        yield"),
+            None,
+            id="walker skipping links",
+        ),
+        pytest.param(
+            "src/lib/tls.py",
+            _TLS,
+            _TLS.replace("    return", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return"),
+            "tls_hardened",
+            id="tls made stricter",
+        ),
+        pytest.param(
+            "src/lib/noted.py",
+            _TLS,
+            _TLS.replace("    return", "    # the default context sets OP_NO_SSLv3 already\n    return"),
+            None,
+            id="tls comment",
+        ),
+    ],
+)
+def test_one_edit_flags_its_idiom_and_its_near_misses_nothing(
+    repo: Repo, path: str, before: str, after: str, expected: str | None
+) -> None:
+    commit = edit(repo, path, before, after)
+    assert idioms(commit) == ([expected] if expected else [])
+    assert flagged(commit) == bool(expected)
 
 
 # --------------------------------------------------------------------------- words beside the idioms
