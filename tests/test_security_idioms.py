@@ -562,6 +562,18 @@ def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_no
     assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": fresh})) == []
 
 
+def test_a_checkout_that_keeps_no_token_is_flagged_a_workflow_rewritten_with_it_is_not(repo: Repo) -> None:
+    dropped = _RELEASE.replace(
+        "actions/checkout@v4", "actions/checkout@v4\n        with:\n          persist-credentials: false"
+    )
+    assert idioms(edit(repo, ".github/workflows/release.yml", _RELEASE, dropped)) == ["checkout_token_dropped"]
+    rewritten = dropped.replace(
+        "      - name: Upload", "      - uses: actions/setup-node@v4\n      - name: Upload"
+    ).replace("build:", "publish:")
+    rewritten = rewritten.replace("persist-credentials: false", "persist-credentials: false\n          fetch-depth: 0")
+    assert idioms(edit(repo, ".github/workflows/legacy.yml", _RELEASE, rewritten)) == []
+
+
 def test_packages_held_back_until_they_age_are_flagged_other_settings_are_not(repo: Repo) -> None:
     workspace = "packages:\n  - packages/*\n"
     assert idioms(edit(repo, "pnpm-workspace.yaml", workspace, workspace + "minimumReleaseAge: 1440\n")) == [
