@@ -844,6 +844,7 @@ def test_one_edit_flags_its_idiom_and_its_near_misses_nothing(
         ("Default cors to false to disallow fetching from untrusted origins", True),
         ("Enable the header timeout\n\nA malicious client could hold a connection open forever.", True),
         ("Load configuration from trusted sources only when asked", False),
+        ("Clarify the security process in the triage role", False),
     ],
 )
 def test_what_an_attacker_controls_named_in_the_message_flags_it(repo: Repo, message: str, expected: bool) -> None:
