@@ -406,6 +406,15 @@ def test_a_value_escaped_into_html_is_flagged_new_code_that_escapes_from_the_sta
     ]
     grown = _PAGE + "\n\ndef footer(note):\n    return '<footer>' + html.escape(note) + '</footer>'\n"
     assert idioms(edit(repo, "web/footer.py", _PAGE, grown)) == []
+    # Code rewritten to build its HTML, escaping from the start, replaces safe code: no fix.
+    rewritten = _PAGE.replace(
+        '    return "<h1>" + name + "</h1>"', "    heading = Heading(text=name)\n    return heading.render()"
+    )
+    table = _PAGE.replace(
+        '    return "<h1>" + name + "</h1>"',
+        '    rows = [f"<td>{html.escape(cell)}</td>" for cell in name]\n    return "".join(rows)',
+    )
+    assert idioms(edit(repo, "web/table.py", rewritten, table)) == []
 
 
 def test_a_rust_closure_over_an_error_is_no_template_filter(repo: Repo) -> None:
@@ -518,6 +527,332 @@ def test_an_advisory_named_beside_a_constraint_is_flagged_in_the_docs_it_is_not(
     assert idioms(notes) == []
 
 
+# --------------------------------------------------------------------------- release pipelines
+
+_RELEASE = """name: release
+permissions:
+  contents: write
+jobs:
+  build:
+    steps:
+      - uses: actions/checkout@v4
+      - name: Upload
+        run: gh release upload "$TAG" "$ASSET"
+"""
+
+
+def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_not(repo: Repo) -> None:
+    attested = _RELEASE.replace(
+        "      - name: Upload",
+        "      - uses: actions/attest-build-provenance@v3\n        with:\n"
+        "          subject-path: ${{ env.ASSET }}\n      - name: Upload",
+    )
+    commit = edit(repo, ".github/workflows/release.yml", _RELEASE, attested)
+    assert idioms(commit) == ["release_hardened"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    # The pipeline is no release of the project's code: the rubric's floor, not high.
+    assert analysis.verdict.importance == Importance.medium
+    bumped = attested.replace("attest-build-provenance@v3", "attest-build-provenance@v4")
+    assert idioms(repo.change("Bump the action", {".github/workflows/release.yml": bumped})) == []
+    # A new pipeline that keeps no token from the start fixes nothing that was there.
+    fresh = _RELEASE.replace(
+        "actions/checkout@v4", "actions/checkout@v4\n        with:\n          persist-credentials: false"
+    )
+    assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": fresh})) == []
+
+
+def test_a_checkout_that_keeps_no_token_is_flagged_a_workflow_rewritten_with_it_is_not(repo: Repo) -> None:
+    dropped = _RELEASE.replace(
+        "actions/checkout@v4", "actions/checkout@v4\n        with:\n          persist-credentials: false"
+    )
+    assert idioms(edit(repo, ".github/workflows/release.yml", _RELEASE, dropped)) == ["checkout_token_dropped"]
+    rewritten = dropped.replace(
+        "      - name: Upload", "      - uses: actions/setup-node@v4\n      - name: Upload"
+    ).replace("build:", "publish:")
+    rewritten = rewritten.replace("persist-credentials: false", "persist-credentials: false\n          fetch-depth: 0")
+    assert idioms(edit(repo, ".github/workflows/legacy.yml", _RELEASE, rewritten)) == []
+
+
+def test_packages_held_back_until_they_age_are_flagged_other_settings_are_not(repo: Repo) -> None:
+    workspace = "packages:\n  - packages/*\n"
+    assert idioms(edit(repo, "pnpm-workspace.yaml", workspace, workspace + "minimumReleaseAge: 1440\n")) == [
+        "release_hardened"
+    ]
+    assert idioms(repo.change("Hoist", {"pnpm-workspace.yaml": workspace + "shamefullyHoist: true\n"})) == []
+
+
+def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(repo: Repo) -> None:
+    sha, newer = "65d7f2d534ac1bc67fcd62888c5f4f3d2cb2b236", "0a5c61591373683505ea898e09a3ea4f39ef2b9c"
+    pinned = _RELEASE.replace("actions/checkout@v4", f"actions/checkout@{sha} # v4")
+    assert idioms(edit(repo, ".github/workflows/release.yml", _RELEASE, pinned)) == ["actions_pinned"]
+    bumped = pinned.replace(sha, newer).replace("# v4", "# v5")
+    assert idioms(repo.change("Bump checkout", {".github/workflows/release.yml": bumped})) == []
+    # A SHA may start with digits, as a version does.
+    bare = bumped.replace(f"{newer} # v5", sha)
+    assert idioms(repo.change("Bare pin", {".github/workflows/release.yml": bare})) == []
+    rebumped = bare.replace(sha, newer)
+    assert idioms(repo.change("Bump the bare pin", {".github/workflows/release.yml": rebumped})) == []
+
+
+# --------------------------------------------------------------------------- one edit each: the fix, its near misses
+
+_EXTRACTOR = """impl FromRequest for JsonLines {
+    async fn from_request(req: Request) -> Result<Self, Rejection> {
+        let body = req.into_body();
+        Ok(Self::new(body.into_data_stream()))
+    }
+}
+"""
+_SERVE = "fn serve(io: Io) {\n    let mut builder = Builder::new(TokioExecutor::new());\n    builder.serve(io);\n}\n"
+_DEFAULTS = """export const serverDefaults = Object.freeze({
+  fs: {
+    strict: true,
+    deny: ['.env', '.env.*', '*.{crt,pem}'],
+  },
+  cors: false,
+})
+"""
+_ALLOWED = "export const allowed = {\n  exts: ['.js'],\n}\n"
+_STATIC = """export function isFileLoadingAllowed(config, filePath) {
+  if (config.fsDenyGlob(filePath)) return false
+  return true
+}
+"""
+_DEBUGGER = """def run(app, hostname, use_debugger):
+    if use_debugger:
+        app = DebuggedApplication(app)
+        app.trusted_hosts.append(hostname)
+    return app
+"""
+_BANNER = "def banner(hostname):\n    return hostname\n"
+_DISPOSITION = 'fn disposition(name: &str) -> String {\n    format!("attachment; filename=\\"{}\\"", name)\n}\n'
+_ESCAPED_DISPOSITION = _DISPOSITION.replace(", name)", ", EscapedQuotedString(name))")
+_LOGIN = """def login(response, token):
+    response.set_cookie(
+        "session",
+        token,
+    )
+    return response
+"""
+_LOGOUT = "def logout(response):\n    return response\n"
+_ROOT = """def make_root(rootdir, uid):
+    rootdir.mkdir(mode=0o700, exist_ok=True)
+    rootdir_stat = rootdir.stat()
+    if rootdir_stat.st_uid != uid:
+        raise OSError("not owned by the current user")
+    return rootdir
+"""
+_WALKER = "def walk(paths):\n    for path in paths:\n        yield path\n"
+_TLS = """def create_context():
+    context = ssl.create_default_context()
+    context.load_verify_locations(cafile=certifi.where())
+    return context
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "expected"),
+    [
+        pytest.param(
+            "src/json_lines.rs",
+            _EXTRACTOR,
+            _EXTRACTOR.replace("req.into_body()", "req.into_limited_body()"),
+            "body_read_limited",
+            id="body read within the limit",
+        ),
+        pytest.param(
+            "src/lines.rs",
+            _EXTRACTOR,
+            _EXTRACTOR.replace("req.into_body()", "req.into_body().map_err(Error::new)"),
+            None,
+            id="body read otherwise",
+        ),
+        pytest.param(
+            "src/serve.rs",
+            _SERVE,
+            _SERVE.replace("    builder.serve", "    builder.http1().timer(TokioTimer::new());\n    builder.serve"),
+            "request_size_limit",
+            id="hyper's header read timer on",
+        ),
+        pytest.param(
+            "src/keep.rs",
+            _SERVE,
+            _SERVE.replace("    builder.serve", "    builder.http1().keep_alive(true);\n    builder.serve"),
+            None,
+            id="another http1 setting",
+        ),
+        pytest.param(
+            "src/server/defaults.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem,key,p12}', '.npmrc'"),
+            "deny_list_extended",
+            id="key files denied",
+        ),
+        pytest.param(
+            "src/server/logs.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("'*.{crt,pem}'", "'*.{crt,pem}', '*.log'"),
+            None,
+            id="logs denied",
+        ),
+        pytest.param(
+            "src/server/allowed.ts",
+            _ALLOWED,
+            _ALLOWED.replace("['.js']", "['.js', '.key']"),
+            None,
+            id="key files allowed",
+        ),
+        pytest.param(
+            "src/server/cors.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("  cors: false,", "  cors: { origin: loopbackOrigins },"),
+            "cors_restricted",
+            id="cors narrowed to named origins",
+        ),
+        pytest.param(
+            "app/main.py",
+            'app.add_middleware(CORSMiddleware, allow_origins=["*"])\n',
+            "app.add_middleware(CORSMiddleware, allow_origins=settings.origins)\n",
+            "cors_restricted",
+            id="cors wildcard replaced",
+        ),
+        pytest.param(
+            "src/server/strict.ts",
+            _DEFAULTS,
+            _DEFAULTS.replace("strict: true", "strict: false"),
+            None,
+            id="another server default",
+        ),
+        pytest.param(
+            "src/server/static.ts",
+            _STATIC,
+            _STATIC.replace(
+                "  if (config.fsDenyGlob(filePath)) return false",
+                "  const trimmed = filePath.endsWith('/') ? filePath.slice(0, -1) : filePath\n"
+                "  if (config.fsDenyGlob(trimmed)) return false",
+            ),
+            "deny_check_normalised",
+            id="deny check given the normalised path",
+        ),
+        pytest.param(
+            "src/server/renamed.ts", _STATIC, _STATIC.replace("filePath", "file"), None, id="argument renamed"
+        ),
+        pytest.param(
+            "src/lib/serving.py",
+            _DEBUGGER,
+            _DEBUGGER.replace(
+                "        app.trusted_hosts.append(hostname)",
+                '        if hostname not in {"0.0.0.0", "[::]"}:\n            app.trusted_hosts.append(hostname)',
+            ),
+            "wildcard_host_untrusted",
+            id="wildcard address kept out of trusted hosts",
+        ),
+        pytest.param(
+            "src/lib/banner.py",
+            _BANNER,
+            _BANNER.replace("    return", '    if hostname != "0.0.0.0":\n        return hostname\n    return'),
+            None,
+            id="wildcard address displayed",
+        ),
+        pytest.param(
+            "web/download.py",
+            _HEADER,
+            _HEADER.replace('filename="{filename}"\'', 'filename="{quote_header_value(filename)}"\''),
+            "header_param_escaped",
+            id="header parameter quoted",
+        ),
+        pytest.param(
+            "src/attachment.rs",
+            _DISPOSITION,
+            _ESCAPED_DISPOSITION,
+            "header_param_escaped",
+            id="header parameter escaped",
+        ),
+        # Renaming the helper that already escaped changes nothing a reader depends on.
+        pytest.param(
+            "src/renamed.rs",
+            _ESCAPED_DISPOSITION,
+            _ESCAPED_DISPOSITION.replace("EscapedQuotedString", "Escaped"),
+            None,
+            id="escape helper renamed",
+        ),
+        pytest.param(
+            "app/login.py",
+            _LOGIN,
+            _LOGIN.replace("        token,\n", '        token,\n        httponly=True,\n        samesite="lax",\n'),
+            "cookie_flags_set",
+            id="session cookie made HttpOnly",
+        ),
+        # A new cookie set safely from the start hardens nothing that was there.
+        pytest.param(
+            "app/logout.py",
+            _LOGOUT,
+            _LOGOUT.replace("    return", '    response.delete_cookie("session", httponly=True)\n    return'),
+            None,
+            id="new cookie",
+        ),
+        pytest.param(
+            "src/lib/tmpdir.py",
+            _ROOT,
+            _ROOT.replace(
+                "    if rootdir_stat.st_uid",
+                "    if stat.S_ISLNK(rootdir_stat.st_mode):\n"
+                "        raise OSError('is a symbolic link')\n"
+                "    if rootdir_stat.st_uid",
+            ).replace("rootdir.stat()", "rootdir.stat(follow_symlinks=False)"),
+            "symlink_refused",
+            id="temporary root that is a symlink refused",
+        ),
+        pytest.param(
+            "src/lib/walk.py",
+            _WALKER,
+            _WALKER.replace("        yield", "        if path.is_symlink():\n            continue\n        yield"),
+            None,
+            id="walker skipping links",
+        ),
+        pytest.param(
+            "src/lib/tls.py",
+            _TLS,
+            _TLS.replace("    return", "    context.verify_flags |= ssl.VERIFY_X509_STRICT\n    return"),
+            "tls_hardened",
+            id="tls made stricter",
+        ),
+        pytest.param(
+            "src/lib/noted.py",
+            _TLS,
+            _TLS.replace("    return", "    # the default context sets OP_NO_SSLv3 already\n    return"),
+            None,
+            id="tls comment",
+        ),
+    ],
+)
+def test_one_edit_flags_its_idiom_and_its_near_misses_nothing(
+    repo: Repo, path: str, before: str, after: str, expected: str | None
+) -> None:
+    commit = edit(repo, path, before, after)
+    assert idioms(commit) == ([expected] if expected else [])
+    assert flagged(commit) == bool(expected)
+
+
+# --------------------------------------------------------------------------- words beside the idioms
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("Default cors to false to disallow fetching from untrusted origins", True),
+        ("Enable the header timeout\n\nA malicious client could hold a connection open forever.", True),
+        ("Load configuration from trusted sources only when asked", False),
+        ("Clarify the security process in the triage role", False),
+    ],
+)
+def test_what_an_attacker_controls_named_in_the_message_flags_it(repo: Repo, message: str, expected: bool) -> None:
+    commit = repo.change(message, {"src/lib/server.py": "TIMEOUT = 30\n"})
+    assert idioms(commit) == []
+    assert flagged(commit) == expected
+
+
 # --------------------------------------------------------------------------- the rules are data
 
 
@@ -539,3 +874,5 @@ def test_a_repository_teaches_its_own_idiom_and_bad_rules_fail_at_load(repo: Rep
         RuleSet.load({"security_idioms": {"bad": {"added": ["x"], "cite": "{before}"}}})
     with pytest.raises(ConfigError, match="needs `added` or `removed`"):
         RuleSet.load({"security_idioms": {"bad": {"after": ["x"], "cite": "x"}}})
+    with pytest.raises(ConfigError, match="`rewrites` needs an `added` pattern"):
+        RuleSet.load({"security_idioms": {"bad": {"removed": ["x"], "rewrites": True, "cite": "x"}}})

@@ -35,9 +35,14 @@ class SecurityIdiom(Strict):
     being changed was there) or after it (context and added lines); one of the
     ``only`` patterns must match every line the hunk adds (a hunk that does
     nothing else); no ``not_added`` pattern may match a line it adds (nothing
-    as dangerous put in place of what it removes). ``files`` says whose patches are read: the project's
+    as dangerous put in place of what it removes); with ``rewrites``, a line
+    the first ``added`` pattern matches must keep most of a line the hunk
+    removes (the same statement, now escaped, not new code written safely
+    beside old code rewritten). ``files`` says whose patches are read: the project's
     ``source`` (path classes without a type: not tests, docs, examples, CI or
-    tooling) and/or its ``build`` files (manifests and pins). ``cite`` is what
+    tooling), its ``build`` files (manifests and pins), its ``ci`` pipelines
+    and its ``config`` (configuration and tooling: path classes of type chore),
+    the last three for how a release is built and what it installs. ``cite`` is what
     the evidence quotes, each of ``{added}``, ``{removed}``, ``{before}`` and
     ``{after}`` standing for the text the first pattern of that condition
     matched, as code. Patterns are case-sensitive (code is); ``(?i)`` makes one
@@ -49,7 +54,7 @@ class SecurityIdiom(Strict):
     scanning every line of a large commit in vain.
     """
 
-    files: tuple[Literal["source", "build"], ...] = Field(default=("source",), min_length=1)
+    files: tuple[Literal["source", "build", "ci", "config"], ...] = Field(default=("source",), min_length=1)
     added: list[str] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
     before: list[str] = Field(default_factory=list)
@@ -57,6 +62,7 @@ class SecurityIdiom(Strict):
     only: list[str] = Field(default_factory=list)
     not_added: list[str] = Field(default_factory=list)
     cite: str
+    rewrites: bool = False
     breaking: bool = False
     hints: list[str] = Field(default_factory=list)
 
@@ -69,6 +75,8 @@ class SecurityIdiom(Strict):
     def _shape(self) -> SecurityIdiom:
         if not (self.added or self.removed):
             raise ValueError("a rule needs `added` or `removed` patterns: what the commit changes")
+        if self.rewrites and not self.added:
+            raise ValueError("`rewrites` needs an `added` pattern: the line that rewrites a removed one")
         for _, name, _, _ in string.Formatter().parse(self.cite):
             if name is not None and (name not in _QUOTED or not getattr(self, name)):
                 raise ValueError(f"cite quotes {{{name}}}, which names no pattern list of this rule")
