@@ -35,10 +35,7 @@ class SecurityIdiom(Strict):
     being changed was there) or after it (context and added lines); one of the
     ``only`` patterns must match every line the hunk adds (a hunk that does
     nothing else); no ``not_added`` pattern may match a line it adds (nothing
-    as dangerous put in place of what it removes); with ``rewrites``, a line
-    the first ``added`` pattern matches must keep most of a line the hunk
-    removes (the same statement, now escaped, not new code written safely
-    beside old code rewritten). ``files`` says whose patches are read: the project's
+    as dangerous put in place of what it removes). ``files`` says whose patches are read: the project's
     ``source`` (path classes without a type: not tests, docs, examples, CI or
     tooling), its ``build`` files (manifests and pins), its ``ci`` pipelines
     and its ``config`` (configuration and tooling: path classes of type chore),
@@ -62,7 +59,6 @@ class SecurityIdiom(Strict):
     only: list[str] = Field(default_factory=list)
     not_added: list[str] = Field(default_factory=list)
     cite: str
-    rewrites: bool = False
     breaking: bool = False
     hints: list[str] = Field(default_factory=list)
 
@@ -75,8 +71,6 @@ class SecurityIdiom(Strict):
     def _shape(self) -> SecurityIdiom:
         if not (self.added or self.removed):
             raise ValueError("a rule needs `added` or `removed` patterns: what the commit changes")
-        if self.rewrites and not self.added:
-            raise ValueError("`rewrites` needs an `added` pattern: the line that rewrites a removed one")
         for _, name, _, _ in string.Formatter().parse(self.cite):
             if name is not None and (name not in _QUOTED or not getattr(self, name)):
                 raise ValueError(f"cite quotes {{{name}}}, which names no pattern list of this rule")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.files import Files
@@ -34,9 +33,6 @@ __all__ = ["IdiomHit", "find_idioms", "weigh_idioms"]
 
 #: A quoted line is evidence, not the whole statement: a reader needs its start.
 _MAX_QUOTED_CODE = 60
-#: How much of a removed line an added one keeps to count as its rewrite (difflib's ratio):
-#: ``<p>${msg}</p>`` → ``<p>${escapeHtml(msg)}</p>`` keeps about 0.8, unrelated code far less.
-_REWRITE_RATIO = 0.6
 # A hunk inside a test written in a source file — Rust's `mod tests`, a test function or class —
 # guards nothing, as a test file does not.
 _TEST_SCOPE = re.compile(
@@ -145,8 +141,6 @@ def _match(rule: SecurityIdiom, hunk: _Hunk) -> str | None:
             if match is None:
                 return None
             found.setdefault(condition, code_span(clip(match.group(0).strip(), _MAX_QUOTED_CODE)))
-    if rule.rewrites and not _rewrites(rule.regexes["added"][0], hunk):
-        return None
     only, not_added = rule.regexes["only"], rule.regexes["not_added"]
     if only and not all(any(regex.search(line) for regex in only) for line in hunk.added if line.strip()):
         return None
@@ -164,17 +158,6 @@ def _changed(
         if match and line.strip() not in moved and not any(match.group(0).strip() in other for other in other_side):
             return match
     return None
-
-
-def _rewrites(regex: re.Pattern[str], hunk: _Hunk) -> bool:
-    """Whether a line of ``hunk`` that ``regex`` matches keeps most of a line the hunk removes."""
-    removed = [line.strip() for line in hunk.removed if line.strip()]
-    return any(
-        SequenceMatcher(None, old, line.strip()).ratio() >= _REWRITE_RATIO
-        for line in hunk.added
-        if regex.search(line)
-        for old in removed
-    )
 
 
 def _signed(text: str, sign: str) -> Iterator[str]:
