@@ -13,7 +13,7 @@ Every idiom a flagged commit matches is listed with its cite. With --truth (a
 JSON object: SHA or prefix -> {"security": true/false, "why": ...}, judged by
 RUBRIC.md; bench/security_truth_vllm.json judges the default span,
 bench/security_truth_others.json what the idioms flag over the same year of
-attrs, axum, diffusers, express, fd, pytest, vite and werkzeug), precision
+attrs, axum, diffusers, express, fd, vite and werkzeug), precision
 is computed for each group and overall. Prints a table and writes JSON (--json).
 
     REPODAILY_VLLM_REPO=/path/to/vllm.git nice python bench/security_scan.py \
