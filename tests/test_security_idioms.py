@@ -627,14 +627,6 @@ _LOGIN = """def login(response, token):
     return response
 """
 _LOGOUT = "def logout(response):\n    return response\n"
-_ROOT = """def make_root(rootdir, uid):
-    rootdir.mkdir(mode=0o700, exist_ok=True)
-    rootdir_stat = rootdir.stat()
-    if rootdir_stat.st_uid != uid:
-        raise OSError("not owned by the current user")
-    return rootdir
-"""
-_WALKER = "def walk(paths):\n    for path in paths:\n        yield path\n"
 _TLS = """def create_context():
     context = ssl.create_default_context()
     context.load_verify_locations(cafile=certifi.where())
@@ -782,25 +774,6 @@ _TLS = """def create_context():
             _LOGOUT.replace("    return", '    response.delete_cookie("session", httponly=True)\n    return'),
             None,
             id="new cookie",
-        ),
-        pytest.param(
-            "src/lib/tmpdir.py",
-            _ROOT,
-            _ROOT.replace(
-                "    if rootdir_stat.st_uid",
-                "    if stat.S_ISLNK(rootdir_stat.st_mode):\n"
-                "        raise OSError('is a symbolic link')\n"
-                "    if rootdir_stat.st_uid",
-            ).replace("rootdir.stat()", "rootdir.stat(follow_symlinks=False)"),
-            "symlink_refused",
-            id="temporary root that is a symlink refused",
-        ),
-        pytest.param(
-            "src/lib/walk.py",
-            _WALKER,
-            _WALKER.replace("        yield", "        if path.is_symlink():\n            continue\n        yield"),
-            None,
-            id="walker skipping links",
         ),
         pytest.param(
             "src/lib/tls.py",
