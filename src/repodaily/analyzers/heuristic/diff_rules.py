@@ -310,6 +310,11 @@ class SurfaceRule(Strict):
     binding_steps_only: bool = Field(
         default=False, description="Match a version step only when it binds users (`DependencyRules.binds_users`)."
     )
+    unless_added: bool = Field(
+        default=False,
+        description="Match only when the commit adds nothing of the rule's kinds: removals beside additions rework a "
+        "registry (names changed across hunks) rather than withdraw from it.",
+    )
 
     @field_validator("paths")
     @classmethod
