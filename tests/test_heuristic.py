@@ -890,6 +890,25 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+_HYPERFINE = """Fetching the metadata of a directory at once avoids a stat per ignore file.
+
+```
+$ hyperfine "rg-base 'with regexes,'" "rg-test 'with regexes,'"
+Summary
+  rg-test 'with regexes,' ran
+    {ratio} ± 0.03 times faster than rg-base 'with regexes,'
+```
+"""
+
+
+def test_a_benchmark_verdict_quoted_in_the_body_is_a_measured_speedup() -> None:
+    measured = judge("walk: fetch directory entry metadata in batches", SOURCE, body=_HYPERFINE.format(ratio="1.38"))
+    assert (measured.type, measured.importance) == (ChangeType.perf, Importance.high)
+    # Within the noise of a benchmark (under 10%) the change is no significant speed-up.
+    slight = judge("walk: fetch directory entry metadata in batches", SOURCE, body=_HYPERFINE.format(ratio="1.04"))
+    assert slight.importance != Importance.high
+
+
 _SETUP = 'install_requires = [\n    "numpy>=1.26",\n    "safetensors>={v}",\n]\n'
 _VERSIONS = 'deps = {{\n    "numpy": "numpy>=1.26",\n    "safetensors": "safetensors>={v}",\n}}\n'
 
