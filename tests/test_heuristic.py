@@ -890,6 +890,13 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+@pytest.mark.parametrize("target", ["SM90", "gfx950", "Blackwell", "B200", "MI300X"])
+def test_a_severe_fix_for_one_accelerator_generation_is_medium(target: str) -> None:
+    assert judge("[Bug] Fix weight loading for block FP8 CUTLASS", SOURCE).importance == Importance.high
+    narrow = judge(f"[Bug] Fix weight loading for block FP8 CUTLASS {target}", SOURCE)
+    assert (narrow.type, narrow.importance) == (ChangeType.fix, Importance.medium)
+
+
 _HYPERFINE = """Fetching the metadata of a directory at once avoids a stat per ignore file.
 
 ```
