@@ -160,6 +160,15 @@ def test_breaking_change_footer_is_breaking_and_high() -> None:
     assert any("ENGINE_HOME" in bullet for bullet in result.summary)
 
 
+def test_a_body_that_says_the_change_breaks_users_is_breaking_and_high() -> None:
+    body = "Match limits are now counted where matches are found.\n\nThis is a breaking change for `engine-printer`.\n"
+    result = judge("searcher: move the match limit from the printer to the searcher", SOURCE, body=body)
+    assert (result.flags.breaking, result.importance) == (True, Importance.high)
+    # A checklist's question, or a denial, declares nothing.
+    for said in ("Is this a breaking change? No.", "This is not a breaking change."):
+        assert not judge("searcher: move the match limit", SOURCE, body=said).flags.breaking
+
+
 def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
     body = "BREAKING CHANGE: the ENGINE_HOME variable is ignored;\nset engine.home in engine.toml instead.\n"
     result = judge("feat: read settings from engine.toml", SOURCE, body=body)
