@@ -439,6 +439,29 @@ def test_pure_rename_is_a_low_refactor() -> None:
     assert breaking.importance != Importance.low and breaking.impact_scope[0] == "engine/encoder_budget.py"
 
 
+def _settings_class(fields: int) -> str:
+    body = "".join(f'    option_{i}: int = {i}\n    """What option {i} tunes."""\n\n' for i in range(fields))
+    return f'class EngineSettings:\n    """Every setting of the engine."""\n\n{body}'
+
+
+def test_a_class_moved_out_of_a_module_into_its_own_is_a_low_refactor(tmp_path: Path) -> None:
+    settings = _settings_class(110)
+    repo = Repo(tmp_path, {"engine/config/__init__.py": "import os\n\n\n" + settings})
+    moved = {
+        "engine/config/__init__.py": "import os\n\nfrom engine.config.settings import EngineSettings\n",
+        "engine/config/settings.py": settings,
+    }
+    analysis = analyse(repo.change("Fix the layout: move EngineSettings to engine/config/settings.py", moved))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # As much code written anew, beside the old, is no move.
+    grown = {
+        "engine/config/extra.py": _settings_class(110)
+        .replace("EngineSettings", "ExtraSettings")
+        .replace("option_", "extra_")
+    }
+    assert analyse(repo.change("Add the extra settings", grown)).type == ChangeType.feat
+
+
 def test_docs_only_change_is_low_docs() -> None:
     docs = [change("docs/quickstart.md", FileCategory.docs), change("README.md", FileCategory.docs)]
     result = judge("Update the quickstart", *docs)

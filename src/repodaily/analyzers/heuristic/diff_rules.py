@@ -285,6 +285,10 @@ class DiffRules(Strict):
 class MovesRules(Strict):
     max_lines_per_moved_file: int = Field(default=20, ge=0)
     max_lines_per_other_file: int = Field(default=4, ge=0)
+    min_moved_lines: int = Field(default=200, ge=1, description="The least code moved between files that is a move.")
+    min_moved_share: float = Field(
+        default=0.8, gt=0, le=1, description="The share of the lines added and of those removed that move."
+    )
 
 
 class SurfaceRule(Strict):
