@@ -1027,6 +1027,13 @@ def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
     ],
 )
 def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject: str) -> None:
+    result = judge(subject, *_release_files())
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.breaking
+
+
+def _release_files() -> list[ContextFile]:
+    """A release's version bump and the changelog's roll-up of what it ships."""
     roll_up = (
         "@@ -1,3 +1,9 @@\n"
         "+## [2.0.0] - 2026-02-09\n"
@@ -1037,14 +1044,18 @@ def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject
         "+\n"
         " ## [1.9.0] - 2026-01-02\n"
     )
-    files = [
+    return [
         change("pyproject.toml", FileCategory.build, additions=1, deletions=1),
         change("CHANGELOG.md", FileCategory.docs, text=roll_up, additions=6, deletions=0),
         change("src/engine/__init__.py", additions=1, deletions=1),
     ]
-    result = judge(subject, *files)
-    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
-    assert not result.flags.breaking
+
+
+@pytest.mark.parametrize("subject", ["15.0.0", "release: v8.0.0", "Release 5.0"])
+def test_the_release_of_a_new_major_version_is_a_medium_chore(subject: str) -> None:
+    result = judge(subject, *_release_files())
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.medium)
+    assert "new major version" in result.importance_reason
 
 
 def test_release_title_does_not_hide_a_major_dependency_bump() -> None:

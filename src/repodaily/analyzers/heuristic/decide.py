@@ -211,7 +211,10 @@ def _start(
             return _Ladder(judged.importance, ("reason_revert", {"quoted": title.revert_of})), title.revert_of
         return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
     if basis == "release":
-        return _Ladder(Importance.low, ("reason_release", {"match": evidence.signals["release"]})), None
+        cite = {"match": evidence.signals["release"]}
+        if rules.release.major_regex.search(title.description):
+            return _Ladder(rules.release.major_importance, ("reason_release_major", cite)), None
+        return _Ladder(Importance.low, ("reason_release", cite)), None
     level = rules.importance[primary]
     if basis == "paths":
         return _Ladder(level, ("reason_only_class", {"label": facts.dominant_class})), None

@@ -219,9 +219,24 @@ class RemovedDefinitionRules(Strict):
 
 
 class ReleaseRules(Strict):
-    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``)."""
+    """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
+
+    A release whose title matches ``major`` (a new major version) starts at
+    ``major_importance``: what it ships may stop existing users' code working.
+    """
 
     max_source_lines: int = Field(default=6, ge=0)
+    major: str = r"(?!)"
+    major_importance: Importance = Importance.low
+
+    @field_validator("major")
+    @classmethod
+    def _check_major(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def major_regex(self) -> re.Pattern[str]:
+        return re.compile(self.major, FLAGS)
 
 
 class DiffRules(Strict):

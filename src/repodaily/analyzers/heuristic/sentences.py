@@ -104,6 +104,7 @@ class Messages(Strict):
     reason_diff_edit: str
     reason_changelog: str
     reason_release: str
+    reason_release_major: str
     reason_sync_merge: str
     evidence_breaking_footer: str
     evidence_bang: str
