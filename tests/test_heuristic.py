@@ -222,6 +222,8 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
         "Move to a faster base64 implementation",
         "[Chore] Replace all json usages with the faster orjson package",
         "Use a cheaper cache key for the model registry",
+        "Avoid shared shutdown waiter contention",
+        "globset: reduce owned path copying in globset",
     ],
 )
 def test_work_put_off_a_fixed_slowdown_or_a_faster_implementation_is_a_performance_change(subject: str) -> None:
