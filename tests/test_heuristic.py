@@ -924,6 +924,15 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+def test_a_symptom_the_title_names_makes_the_change_a_fix() -> None:
+    result = judge("connector: export UCX_MEM_MMAP_HOOK_MODE=none to avoid a UCX memory leak", SOURCE)
+    assert result.type == ChangeType.fix
+
+
+def test_standardising_a_helper_across_modules_is_a_refactor() -> None:
+    assert judge("[Frontend] Standardize use of `create_error_response`", SOURCE).type == ChangeType.refactor
+
+
 @pytest.mark.parametrize("target", ["SM90", "gfx950", "Blackwell", "B200", "MI300X"])
 def test_a_severe_fix_for_one_accelerator_generation_is_medium(target: str) -> None:
     assert judge("[Bug] Fix weight loading for block FP8 CUTLASS", SOURCE).importance == Importance.high
