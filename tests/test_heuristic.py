@@ -446,6 +446,34 @@ def _settings_class(fields: int) -> str:
     return f'class EngineSettings:\n    """Every setting of the engine."""\n\n{body}'
 
 
+_TYPES_TABLE = """pub(crate) const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[
+{rows}];
+
+pub fn lookup(name: &str) -> Option<&'static [&'static str]> {{
+    DEFAULT_TYPES.iter().find(|(names, _)| names.contains(&name)).map(|(_, globs)| *globs)
+}}
+"""
+_ROWS = "".join(f'    (&["lang{i}"], &["*.l{i}", "*.lang{i}"]),\n' for i in range(12))
+
+
+def test_an_entry_added_to_a_constant_data_table_is_low(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"crates/ignore/src/default_types.rs": _TYPES_TABLE.format(rows=_ROWS)})
+    rows = _ROWS.replace('"*.lang5"]', '"*.lang5", "*.lang5.ts"]')
+    analysis = analyse(
+        repo.change(
+            "types: add `*.lang5.ts` to lang5", {"crates/ignore/src/default_types.rs": _TYPES_TABLE.format(rows=rows)}
+        )
+    )
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.low)
+    assert "`DEFAULT_TYPES`" in analysis.importance_reason
+    # Code beside the table is more than data.
+    code = _TYPES_TABLE.format(rows=rows).replace(".find(", ".rev().find(")
+    assert (
+        analyse(repo.change("types: prefer the last match", {"crates/ignore/src/default_types.rs": code})).importance
+        != Importance.low
+    )
+
+
 def test_a_class_moved_out_of_a_module_into_its_own_is_a_low_refactor(tmp_path: Path) -> None:
     settings = _settings_class(110)
     repo = Repo(tmp_path, {"engine/config/__init__.py": "import os\n\n\n" + settings})

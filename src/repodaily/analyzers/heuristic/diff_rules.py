@@ -267,6 +267,20 @@ class DiffRules(Strict):
     edit_type: ChangeType = ChangeType.fix
     edit_max_lines: int = Field(default=40, ge=1)
     shape_weight: float = Field(default=0.5, ge=0)
+    constant_table: str = Field(
+        default=r"(?!)", description="A hunk header that opens a constant data table (named group `name`)."
+    )
+    constant_table_importance: Importance = Importance.low
+
+    @field_validator("constant_table")
+    @classmethod
+    def _check_table(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def constant_table_regex(self) -> re.Pattern[str]:
+        # Declarations are case-sensitive, like definitions.
+        return re.compile(self.constant_table)
 
     @field_validator("new_names")
     @classmethod
