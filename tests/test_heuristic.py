@@ -465,7 +465,7 @@ def test_an_entry_added_to_a_constant_data_table_is_low(tmp_path: Path) -> None:
         )
     )
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.low)
-    assert "`DEFAULT_TYPES`" in analysis.importance_reason
+    assert "the constant table `DEFAULT_TYPES`" in analysis.importance_reason
     # Code beside the table is more than data.
     code = _TYPES_TABLE.format(rows=rows).replace(".find(", ".rev().find(")
     assert (

@@ -116,7 +116,7 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     )
     ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
     for level, cite in evidence.caps:
-        ladder.at_most(level, ("reason_cap", {"match": cite}))
+        ladder.at_most(level, (evidence.cap_reasons.get(cite, "reason_cap"), {"match": cite}))
     # Prose beside capped files keeps their cap: a benchmark script and its README are still tooling.
     counted = [rules.path_rules(facts.classes[i]) for i in facts.counted]
     path_caps = [c.max_importance for c in counted if c.type != ChangeType.docs] or [c.max_importance for c in counted]

@@ -74,7 +74,9 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         evidence.vote(definitions.type, definitions.weight, code_span(evidence.removed_names[0]))
         evidence.signal("breaking", "definitions")
     if table := _constant_table_edited(facts, rules):
-        evidence.caps.append((rules.diff.constant_table_importance, code_span(table)))
+        cite = code_span(table)
+        evidence.caps.append((rules.diff.constant_table_importance, cite))
+        evidence.cap_reasons[cite] = "reason_data_table"
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
