@@ -579,16 +579,20 @@ def test_benchmark_only_change_is_low() -> None:
     assert result.importance == Importance.low
 
 
-def test_a_capped_class_stays_capped_when_its_readme_changes_too() -> None:
-    # Shipped benchmark code (no type of its own, capped low) and the README that documents it.
-    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
-    item = commit(
-        "Add a ramp-up request rate to the load generator",
-        change("engine/bench/serve.py", additions=120),
+@pytest.mark.parametrize(
+    "beside",
+    [
         change("engine/bench/README.md", FileCategory.docs),
-    )
+        change("tests/bench/test_serve.py", FileCategory.test, additions=300),
+    ],
+)
+def test_a_capped_class_stays_capped_when_its_readme_or_its_test_changes_too(beside: ContextFile) -> None:
+    # Shipped benchmark code (no type of its own, capped low) and the README that documents it, or its test.
+    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
+    item = commit("Add a ramp-up request rate to the load generator", change("engine/bench/serve.py"), beside)
     result = HeuristicAnalyzer(language="en", conventions=bench).analyze_sync(item)
     assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
+    assert "shipped_bench" in result.importance_reason
 
 
 def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
