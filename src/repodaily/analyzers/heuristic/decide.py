@@ -216,7 +216,8 @@ def _start(
         return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
     if basis == "release":
         cite = {"match": evidence.signals["release"]}
-        if rules.release.major_regex.search(title.description):
+        major = rules.release.major
+        if major is not None and major.regex.search(title.description):
             return _Ladder(rules.release.major_importance, ("reason_release_major", cite)), None
         return _Ladder(Importance.low, ("reason_release", cite)), None
     level = rules.importance[primary]

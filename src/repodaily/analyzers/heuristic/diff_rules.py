@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
+from repodaily.analyzers.heuristic.message_rules import PatternRule
 from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 from repodaily.paths import Globs, PathClass, check_globs
 
@@ -226,17 +227,8 @@ class ReleaseRules(Strict):
     """
 
     max_source_lines: int = Field(default=6, ge=0)
-    major: str = r"(?!)"
+    major: PatternRule | None = None
     major_importance: Importance = Importance.low
-
-    @field_validator("major")
-    @classmethod
-    def _check_major(cls, value: str) -> str:
-        return check_regex(value)
-
-    @cached_property
-    def major_regex(self) -> re.Pattern[str]:
-        return re.compile(self.major, FLAGS)
 
 
 class DiffRules(Strict):
@@ -267,20 +259,10 @@ class DiffRules(Strict):
     edit_type: ChangeType = ChangeType.fix
     edit_max_lines: int = Field(default=40, ge=1)
     shape_weight: float = Field(default=0.5, ge=0)
-    constant_table: str = Field(
-        default=r"(?!)", description="A hunk header that opens a constant data table (named group `name`)."
+    constant_table: PatternRule | None = Field(
+        default=None, description="A hunk header that opens a constant data table (its `name` group names it)."
     )
     constant_table_importance: Importance = Importance.low
-
-    @field_validator("constant_table")
-    @classmethod
-    def _check_table(cls, value: str) -> str:
-        return check_regex(value, groups=("name",))
-
-    @cached_property
-    def constant_table_regex(self) -> re.Pattern[str]:
-        # Declarations are case-sensitive, like definitions.
-        return re.compile(self.constant_table)
 
     @field_validator("new_names")
     @classmethod

@@ -108,6 +108,9 @@ def _constant_table_edited(facts: Files, rules: RuleSet) -> str | None:
     Only the project's own code counts (files of a path class with a type are
     judged by their class), and every hunk must sit in a table git names.
     """
+    declaration = rules.diff.constant_table
+    if declaration is None:
+        return None
     tables: list[str] = []
     for i in facts.counted:
         file = facts.files[i]
@@ -120,10 +123,10 @@ def _constant_table_edited(facts: Files, rules: RuleSet) -> str | None:
             if line.startswith(("+++", "---")):
                 continue
             if header := _HUNK_HEADER.match(line):
-                declared = rules.diff.constant_table_regex.match(header.group("context"))
+                declared = declaration.regex.match(header.group("context"))
                 if declared is None:
                     return None
-                table = declared.group("name")
+                table = declared.groupdict().get("name") or declared.group(0).strip()
             elif line[:1] in "+-" and (code := line[1:].strip()) and not code.startswith(_COMMENT):
                 if table is None or not _ENTRY_PUNCTUATION.match(_LITERAL.sub("", code)):
                     return None
