@@ -355,6 +355,15 @@ def test_logging_change_is_low() -> None:
     assert result.summary == [] and result.recommendations == []
 
 
+@pytest.mark.parametrize(
+    "subject",
+    ["[Log] Optimize startup log", "[Log] add log about gpu worker init snapshot", "[Logs] Fix the duplicate log"],
+)
+def test_a_log_tagged_commit_is_a_chore_whatever_its_verb(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
 # --------------------------------------------------------------------------- reverts
 
 
