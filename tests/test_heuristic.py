@@ -122,6 +122,20 @@ def test_several_tags_in_any_case_combine_type_and_narrow_area() -> None:
     assert "rocm" in result.importance_reason
 
 
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("[Kernel] use flashinfer for gdn prefill", ChangeType.perf),
+        ("[Kernel] Add cuda kernel for gpt_oss activation", ChangeType.perf),
+        ("[Kernel] Add support for fp8 kv cache in trtllm prefill", ChangeType.feat),
+        ("[Bugfix][Kernel] Fix bias adding in the fused moe kernel", ChangeType.fix),
+    ],
+)
+def test_kernel_work_is_performance_unless_the_title_adds_support_or_fixes(subject: str, expected: ChangeType) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (expected, Importance.medium)
+
+
 def test_misc_tag_alone_does_not_decide_the_type() -> None:
     assert judge("[Misc] Add a --seed option to the sampler", SOURCE).type == ChangeType.feat
     assert judge("[Misc] Fix seed handling in the sampler", SOURCE).type == ChangeType.fix
