@@ -109,6 +109,11 @@ SOURCE = change("engine/core/scheduler.py")
         ("[Model Runner V2] Spec decode rejection sampler greedy support", ChangeType.feat),
         ("[Model] Fix gpt-oss pp support", ChangeType.fix),
         ("Fix URL parsing of IPv6 hosts", ChangeType.fix),
+        # kernel work is performance unless the title adds support or fixes something
+        ("[Kernel] use flashinfer for gdn prefill", ChangeType.perf),
+        ("[Kernel] Add cuda kernel for gpt_oss activation", ChangeType.perf),
+        ("[Kernel] Add support for fp8 kv cache in trtllm prefill", ChangeType.feat),
+        ("[Bugfix][Kernel] Fix bias adding in the fused moe kernel", ChangeType.fix),
     ],
 )
 def test_title_tags_and_words_decide_type_of_source_change(subject: str, expected: ChangeType) -> None:
@@ -158,6 +163,15 @@ def test_breaking_change_footer_is_breaking_and_high() -> None:
     assert result.flags.breaking
     assert result.importance == Importance.high
     assert any("ENGINE_HOME" in bullet for bullet in result.summary)
+
+
+def test_a_body_that_says_the_change_breaks_users_is_breaking_and_high() -> None:
+    body = "Match limits are now counted where matches are found.\n\nThis is a breaking change for `engine-printer`.\n"
+    result = judge("searcher: move the match limit from the printer to the searcher", SOURCE, body=body)
+    assert (result.flags.breaking, result.importance) == (True, Importance.high)
+    # A checklist's question, or a denial, declares nothing.
+    for said in ("Is this a breaking change? No.", "This is not a breaking change."):
+        assert not judge("searcher: move the match limit", SOURCE, body=said).flags.breaking
 
 
 def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
@@ -213,6 +227,8 @@ def test_a_code_file_whose_patch_changes_only_comments_is_documentation(
         "Move to a faster base64 implementation",
         "[Chore] Replace all json usages with the faster orjson package",
         "Use a cheaper cache key for the model registry",
+        "Avoid shared shutdown waiter contention",
+        "globset: reduce owned path copying in globset",
     ],
 )
 def test_work_put_off_a_fixed_slowdown_or_a_faster_implementation_is_a_performance_change(subject: str) -> None:
@@ -344,6 +360,15 @@ def test_logging_change_is_low() -> None:
     assert result.summary == [] and result.recommendations == []
 
 
+@pytest.mark.parametrize(
+    "subject",
+    ["[Log] Optimize startup log", "[Log] add log about gpu worker init snapshot", "[Logs] Fix the duplicate log"],
+)
+def test_a_log_tagged_commit_is_a_chore_whatever_its_verb(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
 # --------------------------------------------------------------------------- reverts
 
 
@@ -428,6 +453,57 @@ def test_pure_rename_is_a_low_refactor() -> None:
     assert result.impact_scope == []  # low shows no impact scope
     breaking = judge("refactor!: Rename budget module", moved, *imports)
     assert breaking.importance != Importance.low and breaking.impact_scope[0] == "engine/encoder_budget.py"
+
+
+def _settings_class(fields: int) -> str:
+    body = "".join(f'    option_{i}: int = {i}\n    """What option {i} tunes."""\n\n' for i in range(fields))
+    return f'class EngineSettings:\n    """Every setting of the engine."""\n\n{body}'
+
+
+_TYPES_TABLE = """pub(crate) const DEFAULT_TYPES: &[(&[&str], &[&str])] = &[
+{rows}];
+
+pub fn lookup(name: &str) -> Option<&'static [&'static str]> {{
+    DEFAULT_TYPES.iter().find(|(names, _)| names.contains(&name)).map(|(_, globs)| *globs)
+}}
+"""
+_ROWS = "".join(f'    (&["lang{i}"], &["*.l{i}", "*.lang{i}"]),\n' for i in range(12))
+
+
+def test_an_entry_added_to_a_constant_data_table_is_low(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"crates/ignore/src/default_types.rs": _TYPES_TABLE.format(rows=_ROWS)})
+    rows = _ROWS.replace('"*.lang5"]', '"*.lang5", "*.lang5.ts"]')
+    analysis = analyse(
+        repo.change(
+            "types: add `*.lang5.ts` to lang5", {"crates/ignore/src/default_types.rs": _TYPES_TABLE.format(rows=rows)}
+        )
+    )
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.low)
+    assert "the constant table `DEFAULT_TYPES`" in analysis.importance_reason
+    # Code beside the table is more than data.
+    code = _TYPES_TABLE.format(rows=rows).replace(".find(", ".rev().find(")
+    assert (
+        analyse(repo.change("types: prefer the last match", {"crates/ignore/src/default_types.rs": code})).importance
+        != Importance.low
+    )
+
+
+def test_a_class_moved_out_of_a_module_into_its_own_is_a_low_refactor(tmp_path: Path) -> None:
+    settings = _settings_class(110)
+    repo = Repo(tmp_path, {"engine/config/__init__.py": "import os\n\n\n" + settings})
+    moved = {
+        "engine/config/__init__.py": "import os\n\nfrom engine.config.settings import EngineSettings\n",
+        "engine/config/settings.py": settings,
+    }
+    analysis = analyse(repo.change("Fix the layout: move EngineSettings to engine/config/settings.py", moved))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # As much code written anew, beside the old, is no move.
+    grown = {
+        "engine/config/extra.py": _settings_class(110)
+        .replace("EngineSettings", "ExtraSettings")
+        .replace("option_", "extra_")
+    }
+    assert analyse(repo.change("Add the extra settings", grown)).type == ChangeType.feat
 
 
 def test_docs_only_change_is_low_docs() -> None:
@@ -517,16 +593,20 @@ def test_benchmark_only_change_is_low() -> None:
     assert result.importance == Importance.low
 
 
-def test_a_capped_class_stays_capped_when_its_readme_changes_too() -> None:
-    # Shipped benchmark code (no type of its own, capped low) and the README that documents it.
-    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
-    item = commit(
-        "Add a ramp-up request rate to the load generator",
-        change("engine/bench/serve.py", additions=120),
+@pytest.mark.parametrize(
+    "beside",
+    [
         change("engine/bench/README.md", FileCategory.docs),
-    )
+        change("tests/bench/test_serve.py", FileCategory.test, additions=300),
+    ],
+)
+def test_a_capped_class_stays_capped_when_its_readme_or_its_test_changes_too(beside: ContextFile) -> None:
+    # Shipped benchmark code (no type of its own, capped low) and the README that documents it, or its test.
+    bench = {"paths": {"shipped_bench": {"globs": ["engine/bench/**"], "max_importance": "low"}}}
+    item = commit("Add a ramp-up request rate to the load generator", change("engine/bench/serve.py"), beside)
     result = HeuristicAnalyzer(language="en", conventions=bench).analyze_sync(item)
     assert (result.type, result.importance) == (ChangeType.feat, Importance.low)
+    assert "shipped_bench" in result.importance_reason
 
 
 def test_impact_scope_puts_source_first_and_folds_crowded_directories() -> None:
@@ -890,6 +970,41 @@ def test_measured_significant_speedup_is_high_but_a_small_one_is_not() -> None:
     assert (small.type, small.importance) == (ChangeType.perf, Importance.medium)
 
 
+def test_a_symptom_the_title_names_makes_the_change_a_fix() -> None:
+    result = judge("connector: export UCX_MEM_MMAP_HOOK_MODE=none to avoid a UCX memory leak", SOURCE)
+    assert result.type == ChangeType.fix
+
+
+def test_standardising_a_helper_across_modules_is_a_refactor() -> None:
+    assert judge("[Frontend] Standardize use of `create_error_response`", SOURCE).type == ChangeType.refactor
+
+
+@pytest.mark.parametrize("target", ["SM90", "gfx950", "Blackwell", "B200", "MI300X"])
+def test_a_severe_fix_for_one_accelerator_generation_is_medium(target: str) -> None:
+    assert judge("[Bug] Fix weight loading for block FP8 CUTLASS", SOURCE).importance == Importance.high
+    narrow = judge(f"[Bug] Fix weight loading for block FP8 CUTLASS {target}", SOURCE)
+    assert (narrow.type, narrow.importance) == (ChangeType.fix, Importance.medium)
+
+
+_HYPERFINE = """Fetching the metadata of a directory at once avoids a stat per ignore file.
+
+```
+$ hyperfine "rg-base 'with regexes,'" "rg-test 'with regexes,'"
+Summary
+  rg-test 'with regexes,' ran
+    {ratio} ± 0.03 times faster than rg-base 'with regexes,'
+```
+"""
+
+
+def test_a_benchmark_verdict_quoted_in_the_body_is_a_measured_speedup() -> None:
+    measured = judge("walk: fetch directory entry metadata in batches", SOURCE, body=_HYPERFINE.format(ratio="1.38"))
+    assert (measured.type, measured.importance) == (ChangeType.perf, Importance.high)
+    # Within the noise of a benchmark (under 10%) the change is no significant speed-up.
+    slight = judge("walk: fetch directory entry metadata in batches", SOURCE, body=_HYPERFINE.format(ratio="1.04"))
+    assert slight.importance != Importance.high
+
+
 _SETUP = 'install_requires = [\n    "numpy>=1.26",\n    "safetensors>={v}",\n]\n'
 _VERSIONS = 'deps = {{\n    "numpy": "numpy>=1.26",\n    "safetensors": "safetensors>={v}",\n}}\n'
 
@@ -969,6 +1084,13 @@ def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
     ],
 )
 def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject: str) -> None:
+    result = judge(subject, *_release_files())
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.breaking
+
+
+def _release_files() -> list[ContextFile]:
+    """A release's version bump and the changelog's roll-up of what it ships."""
     roll_up = (
         "@@ -1,3 +1,9 @@\n"
         "+## [2.0.0] - 2026-02-09\n"
@@ -979,14 +1101,18 @@ def test_release_chore_is_low_chore_whatever_its_files_and_changelog_say(subject
         "+\n"
         " ## [1.9.0] - 2026-01-02\n"
     )
-    files = [
+    return [
         change("pyproject.toml", FileCategory.build, additions=1, deletions=1),
         change("CHANGELOG.md", FileCategory.docs, text=roll_up, additions=6, deletions=0),
         change("src/engine/__init__.py", additions=1, deletions=1),
     ]
-    result = judge(subject, *files)
-    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
-    assert not result.flags.breaking
+
+
+@pytest.mark.parametrize("subject", ["15.0.0", "release: v8.0.0", "Release 5.0"])
+def test_the_release_of_a_new_major_version_is_a_medium_chore(subject: str) -> None:
+    result = judge(subject, *_release_files())
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.medium)
+    assert "new major version" in result.importance_reason
 
 
 def test_release_title_does_not_hide_a_major_dependency_bump() -> None:

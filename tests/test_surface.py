@@ -459,6 +459,38 @@ def test_a_registered_model_architecture_is_a_user_facing_feature(repo: Repo) ->
     assert analysis.flags.user_facing
 
 
+_SUPPORTED = "\n_PREVIOUSLY_SUPPORTED = {{\n{gone}}}\n"
+
+
+def test_an_architecture_the_registry_drops_is_a_breaking_removal(repo: Repo) -> None:
+    extra = '    "MotifForCausalLM": ("motif", "MotifForCausalLM"),\n'
+    repo.change("Models", {"engine/models/registry.py": _REGISTRY.format(extra=extra) + _SUPPORTED.format(gone="")})
+    # The release that last supported it is recorded under its name: a record, not a registration.
+    record = '    "MotifForCausalLM": "0.10.2",\n'
+    dropped = _REGISTRY.format(extra="") + _SUPPORTED.format(gone=record)
+    analysis = analyse(repo.change("Tidy models", {"engine/models/registry.py": dropped}))
+    assert ("model_arch", "removed", "MotifForCausalLM", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+    assert analysis.importance != Importance.low
+
+
+def test_an_architecture_renamed_or_replaced_in_the_registry_breaks_nothing(repo: Repo) -> None:
+    extra = '    "MotifForCausalLM": ("motif", "MotifForCausalLM"),\n'
+    repo.change("Models", {"engine/models/registry.py": _REGISTRY.format(extra=extra)})
+    renamed = '    "Motif1ForCausalLM": ("motif", "MotifForCausalLM"),\n'
+    analysis = analyse(repo.change("Follow upstream", {"engine/models/registry.py": _REGISTRY.format(extra=renamed)}))
+    assert ("model_arch", "renamed", "Motif1ForCausalLM", "MotifForCausalLM", "Motif1ForCausalLM", None) in surface(
+        analysis
+    )
+    assert not analysis.flags.breaking
+    # Removed in one place while others are registered elsewhere: the registry is reworked.
+    reworked = {
+        "engine/models/registry.py": _REGISTRY.format(extra=""),
+        "engine/models/extra.py": '_EXTRA = {\n    "Motif2ForCausalLM": ("motif", "Motif2ForCausalLM"),\n}\n',
+    }
+    assert not analyse(repo.change("Rework", reworked)).flags.breaking
+
+
 def test_a_registry_key_that_names_no_architecture_is_no_feature(repo: Repo) -> None:
     repo.change("Models", {"engine/models/registry.py": _REGISTRY.format(extra="")})
     extra = '    "mistral_alias": ("mistral", "LlamaForCausalLM"),\n'
@@ -613,6 +645,28 @@ def test_a_dependency_made_optional_in_an_inline_table_is_not_dropped(repo: Repo
     analysis = analyse(commit)
     assert not [c for c in analysis.surface if c.kind == "dependency"]
     assert not analysis.flags.breaking
+
+
+_FEATURES = '[package]\nname = "engine"\n\n[features]\ndefault = [{defaults}]\ntracing = []\nmultipart = []\n'
+
+
+def test_a_feature_dropped_from_the_cargo_defaults_is_a_breaking_build_change(repo: Repo) -> None:
+    repo.change("Package", {"Cargo.toml": _FEATURES.format(defaults='\n    "tracing",\n    "multipart",\n')})
+    analysis = analyse(repo.change("Slimmer builds", {"Cargo.toml": _FEATURES.format(defaults='"tracing"')}))
+    assert ("default_feature", "removed", "multipart", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert analysis.flags.breaking
+    assert any("enable that feature explicitly" in r.text for r in analysis.recommendations)
+
+
+def test_a_feature_added_to_the_cargo_defaults_or_the_list_reformatted_breaks_nothing(repo: Repo) -> None:
+    repo.change("Package", {"Cargo.toml": _FEATURES.format(defaults='"tracing"')})
+    added = analyse(repo.change("More by default", {"Cargo.toml": _FEATURES.format(defaults='"tracing", "multipart"')}))
+    assert ("default_feature", "added", "multipart", None, None, None) in surface(added)
+    assert not added.flags.breaking
+    one_a_line = _FEATURES.format(defaults='\n    "tracing",\n    "multipart",\n')
+    reformatted = repo.change("Format", {"Cargo.toml": one_a_line})
+    assert not [c for c in analyse(reformatted).surface if c.kind == "default_feature"]
 
 
 def test_a_new_platform_is_a_high_feature(repo: Repo) -> None:

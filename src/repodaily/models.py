@@ -401,6 +401,7 @@ class SurfaceKind(StrEnum):
     public_api = "public_api"
     dependency_floor = "dependency_floor"
     dependency = "dependency"
+    default_feature = "default_feature"
     deprecation = "deprecation"
     removal = "removal"
 

@@ -143,13 +143,17 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     )
     ladder, reverted = _start(title, basis, primary, evidence, facts, rules, quote, depth)
     for level, cite in evidence.caps:
-        ladder.at_most(level, ("reason_cap", {"match": cite}))
-    # Prose beside capped files keeps their cap: a benchmark script and its README are still tooling.
-    counted = [rules.path_rules(facts.classes[i]) for i in facts.counted]
-    path_caps = [c.max_importance for c in counted if c.type != ChangeType.docs] or [c.max_importance for c in counted]
+        ladder.at_most(level, (evidence.cap_reasons.get(cite, "reason_cap"), {"match": cite}))
+    # Prose and tests beside capped files keep their cap: a benchmark script, its README and its test are
+    # still tooling.
+    beside = (ChangeType.docs, ChangeType.test)
+    capping = [facts.classes[i] for i in facts.counted if rules.path_rules(facts.classes[i]).type not in beside]
+    capping = capping or [facts.classes[i] for i in facts.counted]
+    path_caps = [rules.path_rules(name).max_importance for name in capping]
     if path_caps and all(path_caps):
         loosest = min((c for c in path_caps if c is not None), key=lambda c: c.rank)
-        ladder.at_most(loosest, ("reason_only_class", {"label": facts.dominant_class}))
+        label = facts.dominant_class if facts.dominant_class in capping else capping[0]
+        ladder.at_most(loosest, ("reason_only_class", {"label": label}))
     dominant_cap = rules.path_rules(facts.dominant_class).max_importance
     if basis == "paths" and primary in facts.may_be and dominant_cap is not None:
         # The message names the type; the files still say how far it reaches (a fix to an example is low).
@@ -239,7 +243,8 @@ def _start(
         return _Ladder(Importance.medium, ("reason_revert_unknown", {})), title.revert_of or None
     if basis == "release":
         match = {"match": evidence.signals["release"]}
-        if _opens_major_line(facts, rules):
+        major = rules.release.major
+        if _opens_major_line(facts, rules) or (major is not None and major.regex.search(title.description)):
             return _Ladder(rules.release.major_importance, ("reason_major_release", match)), None
         return _Ladder(Importance.low, ("reason_release", match)), None
     level = rules.importance[primary]

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
+from repodaily.analyzers.heuristic.message_rules import PatternRule
 from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 from repodaily.paths import Globs, PathClass, check_globs
 
@@ -221,13 +222,15 @@ class RemovedDefinitionRules(Strict):
 class ReleaseRules(Strict):
     """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
 
-    ``major_version`` finds the added line that sets the package's own version to
-    the first of a major line (``"version": "5.0.0"``): such a release starts at
-    ``major_importance`` instead of low.
+    A release starts at ``major_importance`` instead of low when it opens a major
+    line: ``major_version`` finds the added line that sets the package's own
+    version to the first of one (``"version": "5.0.0"``), ``major`` a title that
+    names one (``v5.0.0``). What it ships may stop existing users' code working.
     """
 
     max_source_lines: int = Field(default=6, ge=0)
     major_version: str = "(?!)"
+    major: PatternRule | None = None
     major_importance: Importance = Importance.medium
 
     @field_validator("major_version")
@@ -264,6 +267,10 @@ class DiffRules(Strict):
     edit_type: ChangeType = ChangeType.fix
     edit_max_lines: int = Field(default=40, ge=1)
     shape_weight: float = Field(default=0.5, ge=0)
+    constant_table: PatternRule | None = Field(
+        default=None, description="A hunk header that opens a constant data table (its `name` group names it)."
+    )
+    constant_table_importance: Importance = Importance.low
 
     @field_validator("new_names")
     @classmethod
@@ -297,6 +304,10 @@ class DiffRules(Strict):
 class MovesRules(Strict):
     max_lines_per_moved_file: int = Field(default=20, ge=0)
     max_lines_per_other_file: int = Field(default=4, ge=0)
+    min_moved_lines: int = Field(default=200, ge=1, description="The least code moved between files that is a move.")
+    min_moved_share: float = Field(
+        default=0.8, gt=0, le=1, description="The share of the lines added and of those removed that move."
+    )
 
 
 class SurfaceRule(Strict):
@@ -324,6 +335,11 @@ class SurfaceRule(Strict):
     )
     unless_title: str | None = Field(
         default=None, description="A title that says what the diff cannot show: then the rule does not apply."
+    )
+    unless_added: bool = Field(
+        default=False,
+        description="Match only when the commit adds nothing of the rule's kinds: removals beside additions rework a "
+        "registry (names changed across hunks) rather than withdraw from it.",
     )
 
     @field_validator("paths")

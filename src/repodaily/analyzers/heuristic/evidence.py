@@ -43,6 +43,8 @@ class Evidence:
     votes: dict[ChangeType, float] = field(default_factory=dict)
     cites: dict[ChangeType, list[str]] = field(default_factory=dict)
     caps: list[tuple[Importance, str]] = field(default_factory=list)
+    # The message key that explains a cap, by its cite, when not the title's words (`reason_cap`).
+    cap_reasons: dict[str, str] = field(default_factory=dict)
     signals: dict[str, str] = field(default_factory=dict)
     user_facing: bool | None = None
     removed_names: list[str] = field(default_factory=list)

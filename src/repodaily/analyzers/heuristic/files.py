@@ -133,11 +133,42 @@ def _comments_only(file: ContextFile) -> bool:
 def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
     moved = [f for f in files if f.status in (FileStatus.renamed, FileStatus.copied)]
     others = [f for f in files if f.status not in (FileStatus.renamed, FileStatus.copied)]
-    return (
+    renamed = (
         bool(moved)
         and all(f.additions + f.deletions <= rules.moves.max_lines_per_moved_file for f in moved)
         and all(f.additions + f.deletions <= rules.moves.max_lines_per_other_file for f in others)
     )
+    return renamed or _moves_content(files, rules)
+
+
+#: A line too short to say where it came from (a bracket, `else:`, `}`) proves no move.
+_MIN_MOVED_TEXT = 4
+
+
+def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
+    """The lines the commit removes from some files reappear in others, nearly all of them: code moved.
+
+    Git names a file renamed only when most of it moves whole; a class moved out
+    of a module into a module of its own leaves both files modified. Lines that
+    reappear in the file they left were edited in place, not moved.
+    """
+    added: dict[str, Counter[str]] = {}
+    removed: dict[str, Counter[str]] = {}
+    for file in files:
+        for match in _CHANGED_LINE.finditer(file.text):
+            text = match.group("text").strip()
+            if len(text) >= _MIN_MOVED_TEXT:
+                side = added if match.group(0)[0] == "+" else removed
+                side.setdefault(text, Counter())[file.path] += 1
+    total_added = sum(sum(paths.values()) for paths in added.values())
+    total_removed = sum(sum(paths.values()) for paths in removed.values())
+    moved = sum(
+        min(sum(paths.values()), sum(removed[text].values()))
+        for text, paths in added.items()
+        if text in removed and set(paths) != set(removed[text])
+    )
+    moves = rules.moves
+    return moved >= moves.min_moved_lines and moved >= moves.min_moved_share * max(total_added, total_removed)
 
 
 def ranked_files(files: list[ContextFile], moves_first: bool = False) -> list[ContextFile]:

@@ -73,6 +73,10 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
     if evidence.removed_names:
         evidence.vote(definitions.type, definitions.weight, code_span(evidence.removed_names[0]))
         evidence.signal("breaking", "definitions")
+    if table := _constant_table_edited(facts, rules):
+        cite = code_span(table)
+        evidence.caps.append((rules.diff.constant_table_importance, cite))
+        evidence.cap_reasons[cite] = "reason_data_table"
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
@@ -88,6 +92,46 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:
             evidence.signal("breaking", code_span(change.name))
             evidence.inferred_break = True
+
+
+#: A hunk header and the line git names after it (the declaration the hunk sits in).
+_HUNK_HEADER = re.compile(r"^@@[^@]*@@ ?(?P<context>.*)$")
+#: What a table's entry holds besides its literals: brackets, references, separators.
+_ENTRY_PUNCTUATION = re.compile(r"^[\s&\[\](){},:;]*$")
+#: A string, character or number literal.
+_LITERAL = re.compile(r""""(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\b\d+(?:\.\d+)?\b""")
+
+
+def _constant_table_edited(facts: Files, rules: RuleSet) -> str | None:
+    """The constant table a commit edits when every line it changes is a literal entry of one; else None.
+
+    Only the project's own code counts (files of a path class with a type are
+    judged by their class), and every hunk must sit in a table git names.
+    """
+    declaration = rules.diff.constant_table
+    if declaration is None:
+        return None
+    tables: list[str] = []
+    for i in facts.counted:
+        file = facts.files[i]
+        if rules.path_rules(facts.classes[i]).type is not None:
+            continue
+        if not file.text:
+            return None
+        table = None
+        for line in _lines(file.text):
+            if line.startswith(("+++", "---")):
+                continue
+            if header := _HUNK_HEADER.match(line):
+                declared = declaration.regex.match(header.group("context"))
+                if declared is None:
+                    return None
+                table = declared.groupdict().get("name") or declared.group(0).strip()
+            elif line[:1] in "+-" and (code := line[1:].strip()) and not code.startswith(_COMMENT):
+                if table is None or not _ENTRY_PUNCTUATION.match(_LITERAL.sub("", code)):
+                    return None
+                tables.append(table)
+    return tables[0] if tables else None
 
 
 #: A version number as manifests and version tables write it.

@@ -64,7 +64,7 @@ _ONLY_WHEN_BREAKING = (SurfaceKind.public_api, SurfaceKind.config_key)
 #: Kinds read from deprecation warnings rather than from declarations.
 _DEPRECATION_KINDS = (SurfaceKind.deprecation, SurfaceKind.removal)
 #: Kinds read from manifests: only those of what users install count.
-_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
+_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
 #: Actions that stop existing usage working.
 _BREAKING = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises)
 #: Actions that change what existing usage gets: what breaks, and defaults and floors that move under it.
@@ -332,6 +332,7 @@ class Writer:
         audience_of = {
             SurfaceKind.dependency_floor: audiences.build,
             SurfaceKind.dependency: audiences.build,
+            SurfaceKind.default_feature: audiences.build,
             SurfaceAction.default_changed: audiences.default_change,
         }
         found: list[Recommendation] = []

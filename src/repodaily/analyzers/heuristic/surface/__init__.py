@@ -6,12 +6,14 @@ declaration that only moves (to another hunk or file) is no change:
 
 - only after: ``added``; only before: ``removed`` (with the replacement a
   deprecation message names), or ``renamed`` when one hunk removes one option,
-  variable, key or route and adds one;
+  variable, key, route or architecture and adds one;
 - on both sides with other values: ``default_changed``;
 - a deprecation that starts warning is ``deprecated``, one that starts raising
   ``now_raises``, one whose warning goes with nothing left a ``removal``;
 - a dependency version raised in a manifest: ``raised_floor``; a dependency the
-  manifests add or drop (:mod:`.dependencies`): ``added`` or ``removed``.
+  manifests add or drop (:mod:`.dependencies`): ``added`` or ``removed``;
+- a feature a Cargo manifest adds to or drops from its default set
+  (:mod:`.features`): ``added`` or ``removed``.
 
 Only source files are read for declarations (tests, docs and CI declare nothing
 users rely on), and only the manifests of the build class for floors.
@@ -28,13 +30,20 @@ from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
+from repodaily.analyzers.heuristic.surface.features import default_feature_changes
 from repodaily.analyzers.heuristic.surface.sides import sides
 from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["read_surface"]
 
 #: Kinds whose removal and addition in one hunk is one thing renamed.
-_RENAMEABLE = (SurfaceKind.cli_option, SurfaceKind.env_var, SurfaceKind.config_key, SurfaceKind.http_route)
+_RENAMEABLE = (
+    SurfaceKind.cli_option,
+    SurfaceKind.env_var,
+    SurfaceKind.config_key,
+    SurfaceKind.http_route,
+    SurfaceKind.model_arch,
+)
 #: A refactor can redefine hundreds of names; a reader needs the first few of each kind.
 MAX_CHANGES = 40
 
@@ -65,7 +74,11 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
             for extract in extractors:
                 for found in extract(side):
                     seen[(found.kind, found.name)].append(_Seen(found, side.path, side.hunk))
-    changes = dependency_changes(manifests, source, rules) + _still_named(_compare(before, after), source)
+    changes = [
+        *dependency_changes(manifests, source, rules),
+        *default_feature_changes(manifests),
+        *_still_named(_compare(before, after), source),
+    ]
     order = list(SurfaceKind)
     # A major framework's floor is what a reader must see first among floors (`torch` before a kernel tag).
     major = rules.dependencies.is_major
@@ -150,7 +163,7 @@ def _renames(
     before: dict[tuple[SurfaceKind, str], list[_Seen]],
     after: dict[tuple[SurfaceKind, str], list[_Seen]],
 ) -> list[SurfaceChange]:
-    """One option, variable, key or route removed and one added in the same hunk: one renamed."""
+    """One option, variable, key, route or architecture removed and one added in the same hunk: one renamed."""
     groups: dict[tuple[SurfaceKind, str, int], dict[SurfaceAction, list[SurfaceChange]]] = defaultdict(
         lambda: defaultdict(list)
     )

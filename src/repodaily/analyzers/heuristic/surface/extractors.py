@@ -212,7 +212,9 @@ def http_routes(side: Side) -> Iterator[Found]:
 
 # Registries: Hugging Face architecture names as keys (`"LlamaForCausalLM": ...`), backend enum members and calls,
 # and the hardware platforms a project runs on: a class subclassing its `Platform` base (`class XpuPlatform(Platform)`).
-_ARCH = re.compile(r"""^\s*["'](?P<name>[A-Z]\w*For[A-Z]\w+)["']\s*:""", re.M)
+# An architecture mapped to a bare version string (`"MotifForCausalLM": "0.10.2"`) is the record of a
+# release that last supported it, kept beside the registry once the implementation goes: no registration.
+_ARCH = re.compile(r"""^\s*["'](?P<name>[A-Z]\w*For[A-Z]\w+)["']\s*:(?!\s*["'][\d.]+["'])""", re.M)
 _BACKEND = re.compile(
     r"""^\s*(?P<member>[A-Z][A-Z0-9_]+)\s*=\s*["'][\w.]*Backend["']|"""
     r"""register_\w*backend\w*\s*\(\s*["'](?P<called>[\w.-]+)["']""",

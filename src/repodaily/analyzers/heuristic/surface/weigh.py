@@ -14,11 +14,11 @@ from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import SurfaceChange, SurfaceKind
+from repodaily.models import SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
 
-_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency)
+_MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
 
 
 def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title) -> None:
@@ -30,7 +30,7 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
         change = next((c for c in relevant if rule.reads(c) and _binds(rule, c, deps)), None)
-        if change is None or _denied(rule, title):
+        if change is None or _denied(rule, title) or (rule.unless_added and _adds(rule, relevant)):
             continue
         evidence.fired.add(f"surface.{name}")
         cite = describe(change)
@@ -55,6 +55,11 @@ def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> b
 def _denied(rule: SurfaceRule, title: Title) -> bool:
     """Whether the title says what the diff cannot show and the rule guesses: "Remove unused X"."""
     return rule.unless_title_regex is not None and rule.unless_title_regex.search(title.subject) is not None
+
+
+def _adds(rule: SurfaceRule, surface: list[SurfaceChange]) -> bool:
+    """Whether the commit adds something of ``rule``'s kinds."""
+    return any(c.kind in rule.kinds and c.change == SurfaceAction.added for c in surface)
 
 
 def describe(change: SurfaceChange) -> str:
