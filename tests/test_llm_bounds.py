@@ -437,13 +437,14 @@ def test_a_four_slot_server_is_kept_busy_without_a_queue_at_default_settings(tmp
     with EndpointSimulator(latency=latency, concurrency=slots) as simulator:
         code, report, err, elapsed = _report(repo, _defaults_config(tmp_path, simulator.base_url))
         waits = sorted(simulator.queue_waits)
-    bound = 1.15 * -(-commits // slots) * latency
+    bound = 1.2 * -(-commits // slots) * latency  # two slots idle would take 2x
     print(f"4-slot server: {elapsed - own:.2f} s beyond the pipeline's own {own:.2f} s (bound {bound:.2f} s)")
     assert code == 0 and report.stats.degraded == 0, err
     assert len(simulator.requests) == commits  # one call per commit: nothing timed out or was sent again
     assert elapsed - own <= bound
-    # At eight in flight half the requests would wait a whole latency in the server's queue.
-    assert waits[len(waits) // 2] < latency / 4 and sum(waits) < commits * latency / 4
+    # At eight in flight half the requests would wait a whole latency in the server's queue (in all,
+    # commits * latency / 2). While the limit learns the server's four, the first rounds may queue a few.
+    assert waits[len(waits) // 2] < latency / 4 and sum(waits) < commits * latency / 3
 
 
 @pytest.mark.parametrize(("configured", "expected"), [(None, 16), (3, 3)])
