@@ -152,6 +152,10 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
     of a module into a module of its own leaves both files modified. Lines that
     reappear in the file they left were edited in place, not moved.
     """
+    moves = rules.moves
+    # Every moved line is one the commit adds and one it removes: too few of either, and nothing is read.
+    if min(sum(f.additions for f in files), sum(f.deletions for f in files)) < moves.min_moved_lines:
+        return False
     added: dict[str, Counter[str]] = {}
     removed: dict[str, Counter[str]] = {}
     for file in files:
@@ -167,7 +171,6 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
         for text, paths in added.items()
         if text in removed and set(paths) != set(removed[text])
     )
-    moves = rules.moves
     return moved >= moves.min_moved_lines and moved >= moves.min_moved_share * max(total_added, total_removed)
 
 

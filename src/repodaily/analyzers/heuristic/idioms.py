@@ -88,8 +88,14 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
     ]
     # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
     lines = {kind: tuple(_changed_text([f for f, k in read if k == kind], sign) for sign in "+-") for kind in kinds}
-    hints = {hint for rule in rules.security_idioms.values() for hint in rule.hints}
-    present = {kind: _present(hints, "\n".join(texts).lower()) for kind, texts in lines.items()}
+    # Each kind's text is searched only for the hints of the rules that read that kind.
+    present = {
+        kind: _present(
+            {hint for rule in rules.security_idioms.values() if kind in rule.files for hint in rule.hints},
+            "\n".join(texts).lower(),
+        )
+        for kind, texts in lines.items()
+    }
     candidates = {
         name: rule
         for name, rule in rules.security_idioms.items()
