@@ -49,6 +49,8 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from html.entities import html5
 
+from repodaily.controls import controls_except
+
 __all__ = ["FRAGMENT_CHARS", "MASK", "MIN_SECRET_CHARS", "NO_SECRETS", "RedactingFormatter", "Redactor"]
 
 MASK = "[redacted]"
@@ -334,7 +336,7 @@ NO_SECRETS = Redactor()
 
 
 # Control characters a terminal would run (escape sequences, the bell): a log line shows them as U+FFFD.
-_TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_TERMINAL_CONTROL = controls_except("\t\n")
 
 
 class RedactingFormatter(logging.Formatter):

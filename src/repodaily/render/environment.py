@@ -32,6 +32,7 @@ from jinja2 import (
 from jinja2.runtime import Context
 from markupsafe import Markup
 
+from repodaily.controls import controls_except
 from repodaily.errors import RenderError, RepodailyError
 from repodaily.render import text
 from repodaily.render.anchors import commit_anchor
@@ -89,7 +90,7 @@ def register_filters(environment: Environment) -> None:
     )
 
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f]")
+_CONTROL = controls_except("\t\n\r\x85")  # the whitespace HTML keeps
 
 
 def _html_text(value: object) -> object:

@@ -48,11 +48,13 @@ from collections.abc import Iterable
 from typing import NamedTuple
 from urllib.parse import quote
 
+from repodaily.controls import controls_except
+
 # Every line boundary str.splitlines() knows, not only CommonMark's: a report
 # line must stay one line for any tool that reads it.
 _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-# C0 and C1 controls other than the tab and the line boundaries above, and DEL.
-_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
+# What is left of the controls once the line boundaries above are spaces: all but the tab.
+_CONTROL = controls_except("\t")
 _BACKTICK_RUN = re.compile(r"`+")
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
 _NOT_TEXT = "\0"  # stands for a code span in the shown text; real NULs are replaced first
