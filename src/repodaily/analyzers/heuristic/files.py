@@ -141,6 +141,8 @@ def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
     return renamed or _moves_content(files, rules)
 
 
+#: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
+_FILE_HEADERS = ("++ ", "-- ")
 #: A line too short to say where it came from (a bracket, `else:`, `}`) proves no move.
 _MIN_MOVED_TEXT = 4
 
@@ -156,20 +158,24 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
     # Every moved line is one the commit adds and one it removes: too few of either, and nothing is read.
     if min(sum(f.additions for f in files), sum(f.deletions for f in files)) < moves.min_moved_lines:
         return False
-    added: dict[str, Counter[str]] = {}
-    removed: dict[str, Counter[str]] = {}
+    # Each changed line's text -> the paths it is added to (or removed from) -> how often.
+    sides: dict[str, dict[str, dict[str, int]]] = {"+": {}, "-": {}}
     for file in files:
-        for match in _CHANGED_LINE.finditer(file.text):
-            text = match.group("text").strip()
+        for line in file.text.split("\n"):
+            side = sides.get(line[:1])
+            if side is None or line[1:4] in _FILE_HEADERS:
+                continue
+            text = line[1:].strip()
             if len(text) >= _MIN_MOVED_TEXT:
-                side = added if match.group(0)[0] == "+" else removed
-                side.setdefault(text, Counter())[file.path] += 1
+                paths = side.setdefault(text, {})
+                paths[file.path] = paths.get(file.path, 0) + 1
+    added, removed = sides["+"], sides["-"]
     total_added = sum(sum(paths.values()) for paths in added.values())
     total_removed = sum(sum(paths.values()) for paths in removed.values())
     moved = sum(
         min(sum(paths.values()), sum(removed[text].values()))
         for text, paths in added.items()
-        if text in removed and set(paths) != set(removed[text])
+        if text in removed and paths.keys() != removed[text].keys()
     )
     return moved >= moves.min_moved_lines and moved >= moves.min_moved_share * max(total_added, total_removed)
 
