@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from pipeline_days import analysed_days
 from report_checks import check_report
 
+from repodaily.analyzers.heuristic.outline import read_outline
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import Analysis, DailyReport, Importance
@@ -302,6 +303,23 @@ def test_the_outline_names_c_functions_from_hunk_headers_but_not_statements(tmp_
     )
     assert result["en"].summary == ["Changes `sum_values`."]
     assert result["zh"].summary == ["修改 `sum_values`。"]
+
+
+def test_prose_that_starts_with_a_definition_keyword_defines_nothing() -> None:
+    # A docstring wrapped so that its lines begin "function returns ..." and "class of ...".
+    patch = (
+        "@@ -10,5 +10,5 @@ class Blocks:\n"
+        "     def count(self):\n"
+        '         """Count the blocks: the\n'
+        "-        function returned 0 before.\n"
+        "+        function returns 0 when none, and the\n"
+        "+        class of each block is kept.\n"
+        "+    struct that holds them\n"
+        "+def helper(x):\n"
+    )
+    outline = read_outline([patch])
+    assert outline.changed == ["Blocks.count"]
+    assert outline.added == ["helper"] and outline.removed == []
 
 
 def test_upgrade_advice_for_a_security_fix_in_the_product_only(tmp_path: Path) -> None:

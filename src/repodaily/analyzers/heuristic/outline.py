@@ -26,9 +26,12 @@ _MODIFIER_WORDS = (
     r"|override|virtual|inline|unsafe|extern"
 )
 _KEYWORDS = "def|class|fn|func|function|struct|enum|trait|interface|impl|module"
+# The name is followed by what code puts there (a parameter list, generics, a base, a body, the
+# line's end), not by a word: a docstring line that reads "function returns 0 when ..." defines nothing.
 _DEFINITION = re.compile(
     rf"^(?P<indent>\s*)(?:(?:{_MODIFIER_WORDS})\s+)*(?P<keyword>{_KEYWORDS})"
     r"\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)"
+    r"(?=\s*(?:[(<:{;=\[]|$|(?:extends|implements|where|for|final)\b))"
 )
 #: The letters a definition's first word (a modifier or the keyword) can start with: where the pattern is tried.
 _DEFINITION_INITIALS = frozenset(word[0] for word in f"{_MODIFIER_WORDS}|{_KEYWORDS}".split("|"))
