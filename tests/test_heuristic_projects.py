@@ -1,7 +1,8 @@
-"""The heuristic on the conventions of JavaScript packages and Rust command-line tools.
+"""The heuristic on the conventions of JavaScript packages, Rust command-line tools and Python model servers.
 
 Major releases, dependency updates titled ``name@version``, unused dependencies
-dropped, unit tests kept beside the code, Cargo's build configuration. Every
+dropped, unit tests kept beside the code, Cargo's build configuration, model
+architectures registered. Every
 commit is made by git in a temporary repository and read by the git source, as
 a report reads it (:class:`test_surface.Repo`).
 """
@@ -211,3 +212,42 @@ def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
     config = '[target.x86_64-pc-windows-msvc]\nrustflags = ["-C", "target-feature=+crt-static"]\n'
     analysis = analyse(crate.change("config: statically link the C runtime on Windows", {".cargo/config.toml": config}))
     assert analysis.type == ChangeType.build
+
+
+# --------------------------------------------------------------------------- Python model servers
+
+_REGISTRY = """_MODELS = {{
+    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),
+{entries}}}
+"""
+_MODEL = """import torch
+
+
+class {name}(torch.nn.Module):
+    def forward(self, input_ids):
+        return self.layers(self.embed(input_ids))
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Repo:
+    files = {"engine/models/registry.py": _REGISTRY.format(entries=""), "engine/models/llama.py": _MODEL.format(name="L")}
+    return Repo(tmp_path, files)
+
+
+def _register(server: Repo, title: str, modules: dict[str, str]) -> Importance:
+    entries = "".join(f'    "{name}": ("{module}", "{name}"),\n' for module, name in modules.items())
+    files = {f"engine/models/{module}.py": _MODEL.format(name=name) for module, name in modules.items()}
+    analysis = analyse(server.change(title, {"engine/models/registry.py": _REGISTRY.format(entries=entries), **files}))
+    assert analysis.type == ChangeType.feat
+    return analysis.importance
+
+
+def test_a_model_family_registered_with_its_companion_modules_is_high(server: Repo) -> None:
+    modules = {"gemma9": "Gemma9ForCausalLM", "gemma9_mm": "Gemma9ForConditionalGeneration"}
+    assert _register(server, "Add Gemma 9 support", modules) == Importance.high
+
+
+def test_one_new_model_module_registered_stays_medium(server: Repo) -> None:
+    # One module may be a new family or a variant of one: the diff cannot tell.
+    assert _register(server, "Add Gemma 9 support", {"gemma9": "Gemma9ForCausalLM"}) == Importance.medium

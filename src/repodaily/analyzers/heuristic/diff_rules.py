@@ -341,6 +341,12 @@ class SurfaceRule(Strict):
         description="Match only when the commit adds nothing of the rule's kinds: removals beside additions rework a "
         "registry (names changed across hunks) rather than withdraw from it.",
     )
+    min_new_modules: int = Field(
+        default=0,
+        ge=0,
+        description="Match only when the commit adds at least this many source files in the directory of the file "
+        "that declares the change: a registry entry whose implementation arrives in several new modules beside it.",
+    )
 
     @field_validator("paths")
     @classmethod
