@@ -231,8 +231,8 @@ class {name}(torch.nn.Module):
 
 @pytest.fixture
 def server(tmp_path: Path) -> Repo:
-    files = {"engine/models/registry.py": _REGISTRY.format(entries=""), "engine/models/llama.py": _MODEL.format(name="L")}
-    return Repo(tmp_path, files)
+    registry = _REGISTRY.format(entries="")
+    return Repo(tmp_path, {"engine/models/registry.py": registry, "engine/models/llama.py": _MODEL.format(name="L")})
 
 
 def _register(server: Repo, title: str, modules: dict[str, str]) -> Importance:

@@ -22,9 +22,7 @@ __all__ = ["weigh_surface"]
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
 
 
-def weigh_surface(
-    evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title, facts: Files
-) -> None:
+def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title, facts: Files) -> None:
     """Votes, signals, the user-facing flag and importance floors from the rules the surface changes match."""
     deps = rules.dependencies
     # A floor raised in a test's or an example's requirements, or by a commit its title scopes
