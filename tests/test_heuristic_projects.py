@@ -251,3 +251,17 @@ def test_a_model_family_registered_with_its_companion_modules_is_high(server: Re
 def test_one_new_model_module_registered_stays_medium(server: Repo) -> None:
     # One module may be a new family or a variant of one: the diff cannot tell.
     assert _register(server, "Add Gemma 9 support", {"gemma9": "Gemma9ForCausalLM"}) == Importance.medium
+
+
+def test_a_title_saying_what_a_function_should_do_is_a_fix(server: Repo) -> None:
+    loader = "import os\n\n\ndef use_cache():\n    return os.environ.get('ENGINE_CACHE', '1') == '1'\n"
+    server.change("Add the cache switch", {"engine/cache.py": loader})
+    fixed = loader.replace("return", "return not os.environ.get('ENGINE_NO_CACHE') and")
+    analysis = analyse(server.change("`use_cache` should respect `ENGINE_NO_CACHE`", {"engine/cache.py": fixed}))
+    assert analysis.type == ChangeType.fix
+
+
+def test_a_clause_about_what_should_happen_is_no_fix(server: Repo) -> None:
+    fields = "CPU_FIELDS = ['pixel_values']\n"
+    analysis = analyse(server.change("Configure fields which should stay on CPU", {"engine/fields.py": fields}))
+    assert analysis.type != ChangeType.fix
