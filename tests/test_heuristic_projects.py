@@ -265,3 +265,9 @@ def test_a_clause_about_what_should_happen_is_no_fix(server: Repo) -> None:
     fields = "CPU_FIELDS = ['pixel_values']\n"
     analysis = analyse(server.change("Configure fields which should stay on CPU", {"engine/fields.py": fields}))
     assert analysis.type != ChangeType.fix
+
+
+def test_code_owners_are_repository_maintenance(server: Repo) -> None:
+    owners = "/engine/models @model-team\n/engine/cache.py @cache-team\n"
+    analysis = analyse(server.change("Update CODEOWNERS", {".github/CODEOWNERS": owners}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
