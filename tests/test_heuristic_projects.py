@@ -271,3 +271,28 @@ def test_code_owners_are_repository_maintenance(server: Repo) -> None:
     owners = "/engine/models @model-team\n/engine/cache.py @cache-team\n"
     analysis = analyse(server.change("Update CODEOWNERS", {".github/CODEOWNERS": owners}))
     assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+# --------------------------------------------------------------------------- fixes in the build
+
+
+_CMAKE = 'cmake_minimum_required(VERSION 3.26)\nproject(kernels)\nset(CUDA_ARCHS "{archs}")\n'
+
+
+@pytest.fixture
+def kernels(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"CMakeLists.txt": _CMAKE.format(archs="8.0;9.0"), "kernels/ops.py": "OPS = []\n"})
+
+
+def test_a_fix_made_in_the_build_is_a_medium_build_change(kernels: Repo) -> None:
+    files = {"CMakeLists.txt": _CMAKE.format(archs="8.0+PTX;9.0+PTX")}
+    analysis = analyse(kernels.change("[Bugfix] Build the kernels with PTX for newer GPUs", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert "fix delivered through build files" in analysis.importance_reason
+
+
+def test_a_build_change_that_fixes_nothing_stays_low(kernels: Repo) -> None:
+    files = {"CMakeLists.txt": _CMAKE.format(archs="8.0;9.0;10.0")}
+    analysis = analyse(kernels.change("Build the kernels for one more architecture", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+

@@ -47,6 +47,11 @@ class PathClassRules(PathClass):
         description="Types the commit's words may give these files instead of `type` (an example's prose is docs).",
     )
     max_importance: Importance | None = None
+    fix_importance: Importance | None = Field(
+        default=None,
+        description="At least this importance when a commit of only these files says it fixes something: "
+        "a fix delivered in the build reaches whoever installs.",
+    )
     user_facing: bool = False
     ignorable: bool = False
     core: bool = False
