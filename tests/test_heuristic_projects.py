@@ -296,3 +296,11 @@ def test_a_build_change_that_fixes_nothing_stays_low(kernels: Repo) -> None:
     analysis = analyse(kernels.change("Build the kernels for one more architecture", files))
     assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
 
+
+def test_a_title_naming_only_what_the_code_now_uses_is_no_refactor(server: Repo) -> None:
+    # "Use X for Y" says what the code calls, not why: a fix, a speed-up or a refactor alike.
+    check = "import inspect\n\n\ndef is_async(fn):\n    return inspect.iscoroutinefunction(fn)\n"
+    server.change("Add the check", {"engine/check.py": check})
+    fixed = check.replace("import inspect", "import asyncio").replace("inspect.", "asyncio.")
+    analysis = analyse(server.change("Use `asyncio.iscoroutinefunction` for Python 3.12", {"engine/check.py": fixed}))
+    assert analysis.type != ChangeType.refactor
