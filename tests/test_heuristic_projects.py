@@ -1,7 +1,8 @@
-"""The heuristic on the conventions of JavaScript packages and Rust command-line tools.
+"""The heuristic on the conventions of JavaScript packages, Rust command-line tools and Python model servers.
 
 Major releases, dependency updates titled ``name@version``, unused dependencies
-dropped, unit tests kept beside the code, Cargo's build configuration. Every
+dropped, unit tests kept beside the code, Cargo's build configuration, model
+architectures registered. Every
 commit is made by git in a temporary repository and read by the git source, as
 a report reads it (:class:`test_surface.Repo`).
 """
@@ -211,3 +212,95 @@ def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
     config = '[target.x86_64-pc-windows-msvc]\nrustflags = ["-C", "target-feature=+crt-static"]\n'
     analysis = analyse(crate.change("config: statically link the C runtime on Windows", {".cargo/config.toml": config}))
     assert analysis.type == ChangeType.build
+
+
+# --------------------------------------------------------------------------- Python model servers
+
+_REGISTRY = """_MODELS = {{
+    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),
+{entries}}}
+"""
+_MODEL = """import torch
+
+
+class {name}(torch.nn.Module):
+    def forward(self, input_ids):
+        return self.layers(self.embed(input_ids))
+"""
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Repo:
+    registry = _REGISTRY.format(entries="")
+    return Repo(tmp_path, {"engine/models/registry.py": registry, "engine/models/llama.py": _MODEL.format(name="L")})
+
+
+def _register(server: Repo, title: str, modules: dict[str, str]) -> Importance:
+    entries = "".join(f'    "{name}": ("{module}", "{name}"),\n' for module, name in modules.items())
+    files = {f"engine/models/{module}.py": _MODEL.format(name=name) for module, name in modules.items()}
+    analysis = analyse(server.change(title, {"engine/models/registry.py": _REGISTRY.format(entries=entries), **files}))
+    assert analysis.type == ChangeType.feat
+    return analysis.importance
+
+
+def test_a_model_family_registered_with_its_companion_modules_is_high(server: Repo) -> None:
+    modules = {"gemma9": "Gemma9ForCausalLM", "gemma9_mm": "Gemma9ForConditionalGeneration"}
+    assert _register(server, "Add Gemma 9 support", modules) == Importance.high
+
+
+def test_one_new_model_module_registered_stays_medium(server: Repo) -> None:
+    # One module may be a new family or a variant of one: the diff cannot tell.
+    assert _register(server, "Add Gemma 9 support", {"gemma9": "Gemma9ForCausalLM"}) == Importance.medium
+
+
+def test_a_title_saying_what_a_function_should_do_is_a_fix(server: Repo) -> None:
+    loader = "import os\n\n\ndef use_cache():\n    return os.environ.get('ENGINE_CACHE', '1') == '1'\n"
+    server.change("Add the cache switch", {"engine/cache.py": loader})
+    fixed = loader.replace("return", "return not os.environ.get('ENGINE_NO_CACHE') and")
+    analysis = analyse(server.change("`use_cache` should respect `ENGINE_NO_CACHE`", {"engine/cache.py": fixed}))
+    assert analysis.type == ChangeType.fix
+
+
+def test_a_clause_about_what_should_happen_is_no_fix(server: Repo) -> None:
+    fields = "CPU_FIELDS = ['pixel_values']\n"
+    analysis = analyse(server.change("Configure fields which should stay on CPU", {"engine/fields.py": fields}))
+    assert analysis.type != ChangeType.fix
+
+
+def test_code_owners_are_repository_maintenance(server: Repo) -> None:
+    owners = "/engine/models @model-team\n/engine/cache.py @cache-team\n"
+    analysis = analyse(server.change("Update CODEOWNERS", {".github/CODEOWNERS": owners}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+# --------------------------------------------------------------------------- fixes in the build
+
+
+_CMAKE = 'cmake_minimum_required(VERSION 3.26)\nproject(kernels)\nset(CUDA_ARCHS "{archs}")\n'
+
+
+@pytest.fixture
+def kernels(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"CMakeLists.txt": _CMAKE.format(archs="8.0;9.0"), "kernels/ops.py": "OPS = []\n"})
+
+
+def test_a_fix_made_in_the_build_is_a_medium_build_change(kernels: Repo) -> None:
+    files = {"CMakeLists.txt": _CMAKE.format(archs="8.0+PTX;9.0+PTX")}
+    analysis = analyse(kernels.change("[Bugfix] Build the kernels with PTX for newer GPUs", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert "fix delivered through build files" in analysis.importance_reason
+
+
+def test_a_build_change_that_fixes_nothing_stays_low(kernels: Repo) -> None:
+    files = {"CMakeLists.txt": _CMAKE.format(archs="8.0;9.0;10.0")}
+    analysis = analyse(kernels.change("Build the kernels for one more architecture", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+
+
+def test_a_title_naming_only_what_the_code_now_uses_is_no_refactor(server: Repo) -> None:
+    # "Use X for Y" says what the code calls, not why: a fix, a speed-up or a refactor alike.
+    check = "import inspect\n\n\ndef is_async(fn):\n    return inspect.iscoroutinefunction(fn)\n"
+    server.change("Add the check", {"engine/check.py": check})
+    fixed = check.replace("import inspect", "import asyncio").replace("inspect.", "asyncio.")
+    analysis = analyse(server.change("Use `asyncio.iscoroutinefunction` for Python 3.12", {"engine/check.py": fixed}))
+    assert analysis.type != ChangeType.refactor

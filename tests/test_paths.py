@@ -104,6 +104,8 @@ def test_path_classes_ignore_case():
         (".github/workflows/ci.yml", "ci"),
         (".github/PULL_REQUEST_TEMPLATE/feature.md", "ci"),
         (".github/CONTRIBUTING.md", "community"),  # the project's own document, shown from .github/
+        (".github/CODEOWNERS", "owners"),  # who reviews what: no pipeline
+        ("CODEOWNERS", "owners"),
         (".pre-commit-config.yaml", "tooling"),
         ("tox.ini", "tooling"),
         ("changelog/12345.bugfix.rst", "changelog"),

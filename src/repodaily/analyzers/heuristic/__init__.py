@@ -106,7 +106,7 @@ class HeuristicAnalyzer(Analyzer):
         )
         if item.pull_request is not None and not message.sync_merge:
             read_pull_request(evidence, item.pull_request, self.rules, self._writer.m)
-        weigh_surface(evidence, surface, self.rules, title)
+        weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
         if not is_release(evidence, facts, self.rules):

@@ -158,6 +158,11 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     if basis == "paths" and primary in facts.may_be and dominant_cap is not None:
         # The message names the type; the files still say how far it reaches (a fix to an example is low).
         ladder.at_most(dominant_cap, ("reason_only_class", {"label": facts.dominant_class}))
+    shipped_fix = rules.path_rules(facts.dominant_class).fix_importance
+    if basis == "paths" and shipped_fix is not None and ChangeType.fix in evidence.votes:
+        # The words say it fixes something, and the files are what users install (a compiled kernel's
+        # architectures, a vendored library's revision): as far-reaching as a fix in the source.
+        ladder.at_least(shipped_fix, ("reason_shipped_fix", {"label": facts.dominant_class}))
     if basis == "revert" and facts.only_types:
         # Reverting a change to tests or docs is no more important than making it.
         loosest = min((rules.importance[t] for t in facts.only_types), key=lambda c: c.rank)

@@ -47,6 +47,11 @@ class PathClassRules(PathClass):
         description="Types the commit's words may give these files instead of `type` (an example's prose is docs).",
     )
     max_importance: Importance | None = None
+    fix_importance: Importance | None = Field(
+        default=None,
+        description="At least this importance when a commit of only these files says it fixes something: "
+        "a fix delivered in the build reaches whoever installs.",
+    )
     user_facing: bool = False
     ignorable: bool = False
     core: bool = False
@@ -340,6 +345,12 @@ class SurfaceRule(Strict):
         default=False,
         description="Match only when the commit adds nothing of the rule's kinds: removals beside additions rework a "
         "registry (names changed across hunks) rather than withdraw from it.",
+    )
+    min_new_modules: int = Field(
+        default=0,
+        ge=0,
+        description="Match only when the commit adds at least this many source files in the directory of the file "
+        "that declares the change: a registry entry whose implementation arrives in several new modules beside it.",
     )
 
     @field_validator("paths")

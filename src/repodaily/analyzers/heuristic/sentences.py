@@ -93,6 +93,7 @@ class Messages(Strict):
     reason_revert_unknown: str
     reason_moves: str
     reason_only_class: str
+    reason_shipped_fix: str
     reason_narrow: str
     reason_core: str
     reason_cap: str

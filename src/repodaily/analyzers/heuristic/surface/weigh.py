@@ -11,17 +11,18 @@ from __future__ import annotations
 
 from repodaily.analyzers.heuristic.diff_rules import DependencyRules, SurfaceRule
 from repodaily.analyzers.heuristic.evidence import Evidence
+from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
 
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
 
 
-def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title) -> None:
+def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title, facts: Files) -> None:
     """Votes, signals, the user-facing flag and importance floors from the rules the surface changes match."""
     deps = rules.dependencies
     # A floor raised in a test's or an example's requirements, or by a commit its title scopes
@@ -29,7 +30,10 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     shipped = title.scope.lower() not in deps.dev_scopes
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
-        change = next((c for c in relevant if rule.reads(c) and _binds(rule, c, deps)), None)
+        change = next(
+            (c for c in relevant if rule.reads(c) and _binds(rule, c, deps) and _arrives_whole(rule, c, facts, rules)),
+            None,
+        )
         if change is None or _denied(rule, title) or (rule.unless_added and _adds(rule, relevant)):
             continue
         evidence.fired.add(f"surface.{name}")
@@ -50,6 +54,28 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
     """Whether ``change`` is a step the rule counts: any, unless it counts only steps that bind users."""
     return not rule.binding_steps_only or deps.binds_users(change.name, change.old, change.new)
+
+
+def _arrives_whole(rule: SurfaceRule, change: SurfaceChange, facts: Files, rules: RuleSet) -> bool:
+    """Whether the commit adds the rule's least number of new source modules beside the file declaring ``change``.
+
+    A registry names what it maps; the modules a commit adds next to it are what
+    arrives with the name. One new module may be a whole family or a variant of
+    one; a model and its companions (a multimodal wrapper, a multi-token-prediction
+    draft) arriving together are a family.
+    """
+    if not rule.min_new_modules:
+        return True
+    folder = change.path.rpartition("/")[0]
+    new = [
+        file
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if file.status == FileStatus.added
+        and rules.path_rules(name).type is None
+        and file.path.rpartition("/")[0] == folder
+        and file.path != change.path
+    ]
+    return len(new) >= rule.min_new_modules
 
 
 def _denied(rule: SurfaceRule, title: Title) -> bool:
