@@ -1223,6 +1223,8 @@ def fragment(path: str, *lines: str, status: FileStatus = FileStatus.added) -> C
     [
         ("changelog/12345.bugfix.rst", ChangeType.fix, False),
         ("changelog/12345.feature.rst", ChangeType.feat, False),
+        ("docs/changelog/12345.feature.rst", ChangeType.feat, False),
+        ("docs/changelog.d/12345.bugfix.md", ChangeType.fix, False),
         ("changelog/12345.improvement.rst", ChangeType.feat, False),
         ("src/project/newsfragments/12345.deprecation", ChangeType.feat, True),
         ("changes/+orphan.bugfix.1.md", ChangeType.fix, False),
