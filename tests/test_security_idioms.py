@@ -586,6 +586,29 @@ def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(r
     assert idioms(repo.change("Bump the bare pin", {".github/workflows/release.yml": rebumped})) == []
 
 
+_WORKFLOW = """name: check
+on: [push]
+jobs:
+  test:
+    steps:
+      - uses: actions/checkout@v4
+"""
+
+
+def test_a_workflow_token_restricted_to_reading_is_flagged_a_grant_of_write_is_not(repo: Repo) -> None:
+    restricted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n\njobs:")
+    commit = edit(repo, ".github/workflows/check.yml", _WORKFLOW, restricted)
+    assert idioms(commit) == ["workflow_permissions_restricted"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.importance == Importance.medium
+    # Granting the token a write scope widens what it may do as much as it restricts the rest.
+    granted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n  issues: write\n\njobs:")
+    assert idioms(edit(repo, ".github/workflows/label.yml", _WORKFLOW, granted)) == []
+    # A new workflow that starts restricted fixes nothing that was there.
+    assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": restricted})) == []
+
+
 # --------------------------------------------------------------------------- one edit each: the fix, its near misses
 
 _EXTRACTOR = """impl FromRequest for JsonLines {
