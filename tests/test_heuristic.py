@@ -251,6 +251,13 @@ def test_a_typo_corrected_in_code_is_a_low_refactor(subject: str) -> None:
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
 
 
+@pytest.mark.parametrize("subject", ["[pre-commit.ci] pre-commit autoupdate (#3971)", "Update pre-commit hooks"])
+def test_hooks_updated_with_the_code_their_new_versions_rewrite_are_a_low_chore(subject: str) -> None:
+    hooks = change(".pre-commit-config.yaml", FileCategory.build, additions=3, deletions=3)
+    result = judge(subject, hooks, change("src/engine/report.py", additions=6, deletions=6))
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
 def test_fixing_links_is_documentation_whatever_file_holds_them() -> None:
     files = (change("docs/contributing/model.md", FileCategory.docs), SOURCE)
     assert judge("Fix links in multi-modal model contributing page", *files).type == ChangeType.docs
