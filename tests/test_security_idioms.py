@@ -504,6 +504,36 @@ def test_a_password_hash_work_factor_raised_is_flagged_another_constant_is_not(
     assert flagged(commit) == bool(expected)
 
 
+_RENDER = """from dataclasses import dataclass
+
+
+@dataclass
+class Custom:
+    command: str
+
+
+def render(config, output):
+    return markup(output)
+"""
+
+
+def test_an_unsafe_behaviour_put_behind_an_opt_in_is_a_breaking_hardening_a_new_module_with_one_is_not(
+    repo: Repo,
+) -> None:
+    guarded = _RENDER.replace("    command: str\n", "    command: str\n    unsafe_no_escape: bool = False\n").replace(
+        "return markup(output)", "return markup(output if config.unsafe_no_escape else escape(output))"
+    )
+    commit = edit(repo, "engine/custom.py", _RENDER, guarded)
+    assert idioms(commit) == ["unsafe_opt_in"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.flags.breaking
+    assert idioms(repo.change("Shell module", {"engine/shell.py": guarded})) == []
+    # The switch set to its dangerous value makes nothing safer.
+    opened = guarded.replace("unsafe_no_escape: bool = False", "unsafe_no_escape: bool = True")
+    assert idioms(repo.change("Trust the output", {"engine/custom.py": opened})) == []
+
+
 # --------------------------------------------------------------------------- advisories
 
 _REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
