@@ -151,6 +151,23 @@ def test_conventional_type_decides_type() -> None:
     assert judge("refactor: split the scheduler", SOURCE).type == ChangeType.refactor
 
 
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("🐛 fix(config): keep the later value", ChangeType.fix),
+        ("✨ feat: add streaming responses", ChangeType.feat),
+        ("♻️ refactor(cli): split the parser", ChangeType.refactor),
+        (":memo: docs: explain the plugin hooks", ChangeType.docs),
+    ],
+)
+def test_an_emoji_before_a_conventional_prefix_is_decoration(subject: str, expected: ChangeType) -> None:
+    result = judge(subject, change("engine/core/scheduler.py", additions=40, deletions=30))
+    assert result.type == expected
+    # The prefix is read as the convention, without its decoration.
+    prefix = subject.split(maxsplit=1)[1].split(":")[0]
+    assert f"`{prefix}:`" in result.importance_reason
+
+
 def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     result = judge("refactor(config)!: read settings from one file", SOURCE)
     assert result.flags.breaking
@@ -187,6 +204,7 @@ def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
         ("feat(tests): cover the empty input", ChangeType.test),
         ("fix(clippy): apply the linter's suggestions", ChangeType.refactor),
         ("fix(readme): correct the badge links", ChangeType.docs),
+        ("fix(type): cast the value for the type checker", ChangeType.refactor),
     ],
 )
 def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_change_there(
