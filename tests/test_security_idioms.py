@@ -532,6 +532,9 @@ def test_an_unsafe_behaviour_put_behind_an_opt_in_is_a_breaking_hardening_a_new_
     # The switch set to its dangerous value makes nothing safer.
     opened = guarded.replace("unsafe_no_escape: bool = False", "unsafe_no_escape: bool = True")
     assert idioms(repo.change("Trust the output", {"engine/custom.py": opened})) == []
+    # A constant named for a kernel's shortcut is no user's switch.
+    tuned = opened.replace("    command: str\n", "    command: str\n    FAST_UNSAFE_INIT = False\n")
+    assert idioms(repo.change("Tune the kernel", {"engine/custom.py": tuned})) == []
 
 
 # --------------------------------------------------------------------------- advisories
