@@ -152,19 +152,19 @@ def test_conventional_type_decides_type() -> None:
 
 
 @pytest.mark.parametrize(
-    ("subject", "expected"),
+    "subject",
     [
-        ("🐛 fix(config): keep the later value", ChangeType.fix),
-        ("✨ feat: add streaming responses", ChangeType.feat),
-        ("♻️ refactor(cli): split the parser", ChangeType.refactor),
-        (":memo: docs: explain the plugin hooks", ChangeType.docs),
+        "🐛 fix(config): keep the later value",
+        "✨ feat: add streaming responses",
+        "♻️ refactor(cli): split the parser",
+        ":memo: docs: explain the plugin hooks",
     ],
 )
-def test_an_emoji_before_a_conventional_prefix_is_decoration(subject: str, expected: ChangeType) -> None:
+def test_an_emoji_before_a_conventional_prefix_is_decoration(subject: str) -> None:
     result = judge(subject, change("engine/core/scheduler.py", additions=40, deletions=30))
-    assert result.type == expected
     # The prefix is read as the convention, without its decoration.
     prefix = subject.split(maxsplit=1)[1].split(":")[0]
+    assert result.type == ChangeType(prefix.split("(")[0])
     assert f"`{prefix}:`" in result.importance_reason
 
 

@@ -565,18 +565,24 @@ jobs:
 """
 
 
+def assert_pipeline_hardened(commit: Commit, rule: str) -> None:
+    """Only ``rule`` matches, and the commit is a security change of the rubric's floor.
+
+    The pipeline is no release of the project's code: medium, not high.
+    """
+    assert idioms(commit) == [rule]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.importance == Importance.medium
+
+
 def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_not(repo: Repo) -> None:
     attested = _RELEASE.replace(
         "      - name: Upload",
         "      - uses: actions/attest-build-provenance@v3\n        with:\n"
         "          subject-path: ${{ env.ASSET }}\n      - name: Upload",
     )
-    commit = edit(repo, ".github/workflows/release.yml", _RELEASE, attested)
-    assert idioms(commit) == ["release_hardened"]
-    analysis = analyse(commit)
-    assert analysis.verdict.flags.security
-    # The pipeline is no release of the project's code: the rubric's floor, not high.
-    assert analysis.verdict.importance == Importance.medium
+    assert_pipeline_hardened(edit(repo, ".github/workflows/release.yml", _RELEASE, attested), "release_hardened")
     bumped = attested.replace("attest-build-provenance@v3", "attest-build-provenance@v4")
     assert idioms(repo.change("Bump the action", {".github/workflows/release.yml": bumped})) == []
     # A new pipeline that keeps no token from the start fixes nothing that was there.
@@ -631,10 +637,7 @@ jobs:
 def test_a_workflow_token_restricted_to_reading_is_flagged_a_grant_of_write_is_not(repo: Repo) -> None:
     restricted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n\njobs:")
     commit = edit(repo, ".github/workflows/check.yml", _WORKFLOW, restricted)
-    assert idioms(commit) == ["workflow_permissions_restricted"]
-    analysis = analyse(commit)
-    assert analysis.verdict.flags.security
-    assert analysis.verdict.importance == Importance.medium
+    assert_pipeline_hardened(commit, "workflow_permissions_restricted")
     # Granting the token a write scope widens what it may do as much as it restricts the rest.
     granted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n  issues: write\n\njobs:")
     assert idioms(edit(repo, ".github/workflows/label.yml", _WORKFLOW, granted)) == []
