@@ -454,6 +454,22 @@ def test_cve_in_body_sets_security() -> None:
     assert result.importance == Importance.high
 
 
+_BADGE = (
+    "[![Dependabot compatibility score](https://dependabot-badges.githubapp.com/badges/compatibility_score)]"
+    "(https://docs.github.com/en/github/managing-security-vulnerabilities/about-dependabot-security-updates)"
+)
+
+
+def test_words_in_a_link_target_are_no_evidence_the_link_text_is() -> None:
+    workflow = change(".github/workflows/release.yml", FileCategory.build, additions=1, deletions=1)
+    bump = judge("build(deps): bump actions/cache from 4 to 5", workflow, body=_BADGE)
+    assert not bump.flags.security
+    linked = judge(
+        "Harden the tarball extractor", SOURCE, body="Fixes a [security vulnerability](https://example.com/advisory)."
+    )
+    assert linked.flags.security
+
+
 def test_dependency_injection_is_not_a_security_issue() -> None:
     assert not judge("Use dependency injection for the tokenizer", SOURCE).flags.security
 
