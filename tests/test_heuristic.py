@@ -432,6 +432,7 @@ def test_security_keyword_makes_source_change_high() -> None:
         ("Reject ambiguous Transfer-Encoding headers", "Closes a request smuggling hole behind proxies."),
         ("Refuse zip bombs when unpacking uploads", ""),
         ("Stop prototype pollution in option merging", ""),
+        ("Update the XML parser", "Avoid the parser vuln wholly."),
     ],
 )
 def test_weakness_names_flag_security_in_the_title_or_the_body(subject: str, body: str) -> None:
@@ -1522,4 +1523,5 @@ def test_security_words_about_the_policy_file_or_a_warning_flag_nothing() -> Non
     assert not judge("[Docs] Update SECURITY.md with a link", change("SECURITY.md", FileCategory.docs)).flags.security
     assert not judge("Add security warning to the bug report template", SOURCE).flags.security
     assert not judge("Add a contact to the vulnerability management team", SOURCE).flags.security
+    assert not judge("Add a contact to the vuln mgmt team", SOURCE).flags.security
     assert judge("Fix a vulnerability in the media fetcher", SOURCE).flags.security
