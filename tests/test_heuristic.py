@@ -297,6 +297,16 @@ def test_crash_fix_on_one_platform_stays_medium() -> None:
     assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
 
 
+@pytest.mark.parametrize(
+    "subject",
+    ["Fix a hang when used in conjunction with the `--installpkg` option", "Fix crash with the `--frozen` flag"],
+)
+def test_crash_fix_confined_to_one_option_stays_medium(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert judge("Fix a hang when the queue is empty", SOURCE).importance == Importance.high
+
+
 def test_plain_add_support_is_a_medium_feature() -> None:
     new_backend = change("engine/attention/foo.py", status=FileStatus.added)
     result = judge("Add support for the Foo attention backend", new_backend)
