@@ -424,6 +424,15 @@ def test_revert_tag_and_conventional_revert_are_reverts() -> None:
     assert judge("revert: feat: add streaming", SOURCE).type == ChangeType.revert
 
 
+@pytest.mark.parametrize("subject", ['fix: Revert "feat: add streaming"', 'fix: revert, "feat: add streaming"'])
+def test_a_conventional_title_that_quotes_the_commit_it_reverts_is_a_revert(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert result.type == ChangeType.revert
+    assert "feat: add streaming" in result.importance_reason
+    # Undoing a piece of code is not reverting a commit.
+    assert judge("fix: revert cast to cpu in the encoder", SOURCE).type == ChangeType.fix
+
+
 # --------------------------------------------------------------------------- security
 
 
