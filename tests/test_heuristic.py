@@ -339,6 +339,12 @@ def test_what_stops_working_is_breaking(subject: str) -> None:
     assert judge(subject, SOURCE).flags.breaking
 
 
+def test_a_flag_removed_from_another_programs_invocation_breaks_nothing() -> None:
+    result = judge("fix(helm): remove deprecated --client flag from helm version command", SOURCE)
+    assert (result.type, result.flags.breaking) == (ChangeType.fix, False)
+    assert judge("fix(cli): remove deprecated --client flag", SOURCE).flags.breaking
+
+
 def test_a_fix_for_something_that_no_longer_worked_breaks_nothing() -> None:
     assert not judge("Fix reload: the config file no longer loaded", SOURCE).flags.breaking
 
