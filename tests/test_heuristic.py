@@ -151,6 +151,23 @@ def test_conventional_type_decides_type() -> None:
     assert judge("refactor: split the scheduler", SOURCE).type == ChangeType.refactor
 
 
+@pytest.mark.parametrize(
+    "subject",
+    [
+        "🐛 fix(config): keep the later value",
+        "✨ feat: add streaming responses",
+        "♻️ refactor(cli): split the parser",
+        ":memo: docs: explain the plugin hooks",
+    ],
+)
+def test_an_emoji_before_a_conventional_prefix_is_decoration(subject: str) -> None:
+    result = judge(subject, change("engine/core/scheduler.py", additions=40, deletions=30))
+    # The prefix is read as the convention, without its decoration.
+    prefix = subject.split(maxsplit=1)[1].split(":")[0]
+    assert result.type == ChangeType(prefix.split("(")[0])
+    assert f"`{prefix}:`" in result.importance_reason
+
+
 def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     result = judge("refactor(config)!: read settings from one file", SOURCE)
     assert result.flags.breaking
@@ -187,6 +204,7 @@ def test_wrapped_breaking_change_footer_is_quoted_whole() -> None:
         ("feat(tests): cover the empty input", ChangeType.test),
         ("fix(clippy): apply the linter's suggestions", ChangeType.refactor),
         ("fix(readme): correct the badge links", ChangeType.docs),
+        ("fix(type): cast the value for the type checker", ChangeType.refactor),
     ],
 )
 def test_a_conventional_scope_naming_tests_a_linter_or_the_readme_keeps_the_change_there(
@@ -251,6 +269,13 @@ def test_a_typo_corrected_in_code_is_a_low_refactor(subject: str) -> None:
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
 
 
+@pytest.mark.parametrize("subject", ["[pre-commit.ci] pre-commit autoupdate (#3971)", "Update pre-commit hooks"])
+def test_hooks_updated_with_the_code_their_new_versions_rewrite_are_a_low_chore(subject: str) -> None:
+    hooks = change(".pre-commit-config.yaml", FileCategory.build, additions=3, deletions=3)
+    result = judge(subject, hooks, change("src/engine/report.py", additions=6, deletions=6))
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
 def test_fixing_links_is_documentation_whatever_file_holds_them() -> None:
     files = (change("docs/contributing/model.md", FileCategory.docs), SOURCE)
     assert judge("Fix links in multi-modal model contributing page", *files).type == ChangeType.docs
@@ -270,6 +295,16 @@ def test_plain_fix_of_a_crash_in_common_code_is_high() -> None:
 def test_crash_fix_on_one_platform_stays_medium() -> None:
     result = judge("[ROCm] Fix crash when the request queue is empty", SOURCE)
     assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["Fix a hang when used in conjunction with the `--installpkg` option", "Fix crash with the `--frozen` flag"],
+)
+def test_crash_fix_confined_to_one_option_stays_medium(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.medium)
+    assert judge("Fix a hang when the queue is empty", SOURCE).importance == Importance.high
 
 
 def test_plain_add_support_is_a_medium_feature() -> None:
@@ -302,6 +337,12 @@ def test_removing_a_public_flag_is_a_high_breaking_feature_change() -> None:
 )
 def test_what_stops_working_is_breaking(subject: str) -> None:
     assert judge(subject, SOURCE).flags.breaking
+
+
+def test_a_flag_removed_from_another_programs_invocation_breaks_nothing() -> None:
+    result = judge("fix(helm): remove deprecated --client flag from helm version command", SOURCE)
+    assert (result.type, result.flags.breaking) == (ChangeType.fix, False)
+    assert judge("fix(cli): remove deprecated --client flag", SOURCE).flags.breaking
 
 
 def test_a_fix_for_something_that_no_longer_worked_breaks_nothing() -> None:
@@ -389,6 +430,15 @@ def test_revert_tag_and_conventional_revert_are_reverts() -> None:
     assert judge("revert: feat: add streaming", SOURCE).type == ChangeType.revert
 
 
+@pytest.mark.parametrize("subject", ['fix: Revert "feat: add streaming"', 'fix: revert, "feat: add streaming"'])
+def test_a_conventional_title_that_quotes_the_commit_it_reverts_is_a_revert(subject: str) -> None:
+    result = judge(subject, SOURCE)
+    assert result.type == ChangeType.revert
+    assert "feat: add streaming" in result.importance_reason
+    # Undoing a piece of code is not reverting a commit.
+    assert judge("fix: revert cast to cpu in the encoder", SOURCE).type == ChangeType.fix
+
+
 # --------------------------------------------------------------------------- security
 
 
@@ -407,6 +457,7 @@ def test_security_keyword_makes_source_change_high() -> None:
         ("Reject ambiguous Transfer-Encoding headers", "Closes a request smuggling hole behind proxies."),
         ("Refuse zip bombs when unpacking uploads", ""),
         ("Stop prototype pollution in option merging", ""),
+        ("Update the XML parser", "Avoid the parser vuln wholly."),
     ],
 )
 def test_weakness_names_flag_security_in_the_title_or_the_body(subject: str, body: str) -> None:
@@ -427,6 +478,22 @@ def test_cve_in_body_sets_security() -> None:
     result = judge("Harden the tarball extractor", SOURCE, body="Addresses CVE-2025-12345 in archive handling.")
     assert result.flags.security
     assert result.importance == Importance.high
+
+
+_BADGE = (
+    "[![Dependabot compatibility score](https://dependabot-badges.githubapp.com/badges/compatibility_score)]"
+    "(https://docs.github.com/en/github/managing-security-vulnerabilities/about-dependabot-security-updates)"
+)
+
+
+def test_words_in_a_link_target_are_no_evidence_the_link_text_is() -> None:
+    workflow = change(".github/workflows/release.yml", FileCategory.build, additions=1, deletions=1)
+    bump = judge("build(deps): bump actions/cache from 4 to 5", workflow, body=_BADGE)
+    assert not bump.flags.security
+    linked = judge(
+        "Harden the tarball extractor", SOURCE, body="Fixes a [security vulnerability](https://example.com/advisory)."
+    )
+    assert linked.flags.security
 
 
 def test_dependency_injection_is_not_a_security_issue() -> None:
@@ -1223,6 +1290,8 @@ def fragment(path: str, *lines: str, status: FileStatus = FileStatus.added) -> C
     [
         ("changelog/12345.bugfix.rst", ChangeType.fix, False),
         ("changelog/12345.feature.rst", ChangeType.feat, False),
+        ("docs/changelog/12345.feature.rst", ChangeType.feat, False),
+        ("docs/changelog.d/12345.bugfix.md", ChangeType.fix, False),
         ("changelog/12345.improvement.rst", ChangeType.feat, False),
         ("src/project/newsfragments/12345.deprecation", ChangeType.feat, True),
         ("changes/+orphan.bugfix.1.md", ChangeType.fix, False),
@@ -1479,4 +1548,5 @@ def test_security_words_about_the_policy_file_or_a_warning_flag_nothing() -> Non
     assert not judge("[Docs] Update SECURITY.md with a link", change("SECURITY.md", FileCategory.docs)).flags.security
     assert not judge("Add security warning to the bug report template", SOURCE).flags.security
     assert not judge("Add a contact to the vulnerability management team", SOURCE).flags.security
+    assert not judge("Add a contact to the vuln mgmt team", SOURCE).flags.security
     assert judge("Fix a vulnerability in the media fetcher", SOURCE).flags.security

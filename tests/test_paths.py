@@ -110,6 +110,8 @@ def test_path_classes_ignore_case():
         ("tox.ini", "tooling"),
         ("changelog/12345.bugfix.rst", "changelog"),
         ("src/project/newsfragments/12345.feature", "changelog"),
+        ("docs/changelog/3442.feature.rst", "changelog"),  # fragments where the docs render them
+        ("tests/fixtures/changelog/expected.md", "docs"),  # a changelog tool's fixture records no change
         (".buildkite/test-pipeline.yaml", "ci"),
         ("requirements/test.txt", "ci"),
         ("uv.lock", "lockfile"),

@@ -504,6 +504,39 @@ def test_a_password_hash_work_factor_raised_is_flagged_another_constant_is_not(
     assert flagged(commit) == bool(expected)
 
 
+_RENDER = """from dataclasses import dataclass
+
+
+@dataclass
+class Custom:
+    command: str
+
+
+def render(config, output):
+    return markup(output)
+"""
+
+
+def test_an_unsafe_behaviour_put_behind_an_opt_in_is_a_breaking_hardening_a_new_module_with_one_is_not(
+    repo: Repo,
+) -> None:
+    guarded = _RENDER.replace("    command: str\n", "    command: str\n    unsafe_no_escape: bool = False\n").replace(
+        "return markup(output)", "return markup(output if config.unsafe_no_escape else escape(output))"
+    )
+    commit = edit(repo, "engine/custom.py", _RENDER, guarded)
+    assert idioms(commit) == ["unsafe_opt_in"]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.flags.breaking
+    assert idioms(repo.change("Shell module", {"engine/shell.py": guarded})) == []
+    # The switch set to its dangerous value makes nothing safer.
+    opened = guarded.replace("unsafe_no_escape: bool = False", "unsafe_no_escape: bool = True")
+    assert idioms(repo.change("Trust the output", {"engine/custom.py": opened})) == []
+    # A constant named for a kernel's shortcut is no user's switch.
+    tuned = opened.replace("    command: str\n", "    command: str\n    FAST_UNSAFE_INIT = False\n")
+    assert idioms(repo.change("Tune the kernel", {"engine/custom.py": tuned})) == []
+
+
 # --------------------------------------------------------------------------- advisories
 
 _REQUIREMENTS = "protobuf >= 5.29\nnumpy\n"
@@ -532,18 +565,24 @@ jobs:
 """
 
 
+def assert_pipeline_hardened(commit: Commit, rule: str) -> None:
+    """Only ``rule`` matches, and the commit is a security change of the rubric's floor.
+
+    The pipeline is no release of the project's code: medium, not high.
+    """
+    assert idioms(commit) == [rule]
+    analysis = analyse(commit)
+    assert analysis.verdict.flags.security
+    assert analysis.verdict.importance == Importance.medium
+
+
 def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_not(repo: Repo) -> None:
     attested = _RELEASE.replace(
         "      - name: Upload",
         "      - uses: actions/attest-build-provenance@v3\n        with:\n"
         "          subject-path: ${{ env.ASSET }}\n      - name: Upload",
     )
-    commit = edit(repo, ".github/workflows/release.yml", _RELEASE, attested)
-    assert idioms(commit) == ["release_hardened"]
-    analysis = analyse(commit)
-    assert analysis.verdict.flags.security
-    # The pipeline is no release of the project's code: the rubric's floor, not high.
-    assert analysis.verdict.importance == Importance.medium
+    assert_pipeline_hardened(edit(repo, ".github/workflows/release.yml", _RELEASE, attested), "release_hardened")
     bumped = attested.replace("attest-build-provenance@v3", "attest-build-provenance@v4")
     assert idioms(repo.change("Bump the action", {".github/workflows/release.yml": bumped})) == []
     # A new pipeline that keeps no token from the start fixes nothing that was there.
@@ -584,6 +623,26 @@ def test_an_action_pinned_to_a_commit_is_flagged_a_bump_between_commits_is_not(r
     assert idioms(repo.change("Bare pin", {".github/workflows/release.yml": bare})) == []
     rebumped = bare.replace(sha, newer)
     assert idioms(repo.change("Bump the bare pin", {".github/workflows/release.yml": rebumped})) == []
+
+
+_WORKFLOW = """name: check
+on: [push]
+jobs:
+  test:
+    steps:
+      - uses: actions/checkout@v4
+"""
+
+
+def test_a_workflow_token_restricted_to_reading_is_flagged_a_grant_of_write_is_not(repo: Repo) -> None:
+    restricted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n\njobs:")
+    commit = edit(repo, ".github/workflows/check.yml", _WORKFLOW, restricted)
+    assert_pipeline_hardened(commit, "workflow_permissions_restricted")
+    # Granting the token a write scope widens what it may do as much as it restricts the rest.
+    granted = _WORKFLOW.replace("jobs:", "permissions:\n  contents: read\n  issues: write\n\njobs:")
+    assert idioms(edit(repo, ".github/workflows/label.yml", _WORKFLOW, granted)) == []
+    # A new workflow that starts restricted fixes nothing that was there.
+    assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": restricted})) == []
 
 
 # --------------------------------------------------------------------------- one edit each: the fix, its near misses

@@ -337,10 +337,31 @@ def test_a_floor_raised_by_a_compatible_step_is_a_build_change_that_breaks_nothi
 
 
 @pytest.mark.parametrize(("old", "new"), [("0.11", "0.12"), ("1.9", "2.0")])
-def test_a_floor_raised_by_an_incompatible_step_is_breaking(repo: Repo, old: str, new: str) -> None:
+def test_a_library_floor_raised_by_an_incompatible_step_binds_users_but_breaks_none(
+    repo: Repo, old: str, new: str
+) -> None:
     repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version=old)})
     analysis = analyse(repo.change("Update dependencies", {"pyproject.toml": _PYPROJECT.format(version=new)}))
-    assert analysis.flags.breaking
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.medium, False)
+
+
+_LANGUAGE_FLOOR = '[project]\nname = "engine"\nrequires-python = ">={version}"\n'
+_RUST_FLOOR = '[package]\nname = "engine"\nrust-version = "{version}"\n'
+
+
+@pytest.mark.parametrize(
+    ("manifest", "text", "breaking"), [("pyproject.toml", _LANGUAGE_FLOOR, True), ("Cargo.toml", _RUST_FLOOR, False)]
+)
+def test_a_raised_language_floor_breaks_users_unless_their_package_manager_resolves_around_it(
+    repo: Repo, manifest: str, text: str, breaking: bool
+) -> None:
+    repo.change("Package", {manifest: text.format(version="1.70")})
+    analysis = analyse(repo.change("Tidy packaging", {manifest: text.format(version="1.80")}))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (
+        ChangeType.build,
+        Importance.medium,
+        breaking,
+    )
 
 
 _PACKAGE_JSON = """{{
@@ -372,7 +393,8 @@ def test_a_dependency_floor_raised_beside_a_development_section_still_binds_user
     before = _PACKAGE_JSON.format(version="10.2.0")
     repo.change("Package", {"package.json": before})
     analysis = analyse(repo.change("Tidy packaging", {"package.json": before.replace("^2.1.0", "^3.0.0")}))
-    assert (analysis.importance, analysis.flags.breaking) == (Importance.medium, True)
+    assert ("dependency_floor", "raised_floor", "router", "2.1.0", "3.0.0", None) in surface(analysis)
+    assert analysis.importance == Importance.medium
 
 
 def test_a_commit_scoped_to_development_dependencies_raises_no_floor(repo: Repo) -> None:
@@ -505,8 +527,8 @@ def test_a_changed_default_and_a_raised_floor_are_breaking(repo: Repo) -> None:
     repo.change("Add retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra="")})
     flipped = analyse(repo.change("Tune", {"engine/config/retry.py": _SETTINGS.format(policy="fail", extra="")}))
     assert flipped.flags.breaking
-    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
-    raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _PYPROJECT.format(version="3.0")}))
+    repo.change("Package", {"pyproject.toml": _LANGUAGE_FLOOR.format(version="3.9")})
+    raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _LANGUAGE_FLOOR.format(version="3.10")}))
     assert raised.flags.breaking
     # Inferred from the diff, not declared by the message: the rubric's floor, not high by itself.
     assert raised.importance == Importance.medium

@@ -75,6 +75,7 @@ def semver_incompatible(old: str, new: str) -> bool:
 class DependencyRules(Strict):
     major: list[str]
     toolchains: list[str] = Field(default_factory=list)
+    resolved_toolchains: list[str] = Field(default_factory=list)
     name_filler_words: list[str] = Field(default_factory=list)
     version_line: str
     title: list[str] = Field(default_factory=list)
@@ -189,6 +190,23 @@ class DependencyRules(Strict):
         if name.lower() in self._toolchains or self.is_major(name):
             return True
         return old is not None and new is not None and semver_incompatible(old, new)
+
+    def breaks_users(self, name: str) -> bool:
+        """A floor that leaves existing installations behind: a toolchain's or a major dependency's.
+
+        An ordinary library's incompatible step binds users (they must take it)
+        but is the installer's to resolve beside the package; nor does a
+        toolchain whose package manager falls back, on an older compiler, to
+        the last release that supported it (``resolved_toolchains``).
+        """
+        lowered = name.lower()
+        if lowered in self._resolved_toolchains:
+            return False
+        return lowered in self._toolchains or self.is_major(name)
+
+    @cached_property
+    def _resolved_toolchains(self) -> frozenset[str]:
+        return frozenset(t.lower() for t in self.resolved_toolchains)
 
     def is_filler(self, name: str) -> bool:
         """A lock file's bare ``version = ...`` line names no dependency."""
@@ -335,8 +353,10 @@ class SurfaceRule(Strict):
     user_facing: bool | None = None
     min_importance: Importance | None = None
     paths: list[str] = Field(default_factory=list, description="Globs of the files it reads; none: every file.")
-    binding_steps_only: bool = Field(
-        default=False, description="Match a version step only when it binds users (`DependencyRules.binds_users`)."
+    steps: Literal["any", "binding", "breaking"] = Field(
+        default="any",
+        description="The version steps it matches: any, those that bind users (`DependencyRules.binds_users`), or "
+        "those that leave existing installations behind (`DependencyRules.breaks_users`).",
     )
     unless_title: str | None = Field(
         default=None, description="A title that says what the diff cannot show: then the rule does not apply."

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from repodaily.analyzers.heuristic.message_rules import PatternRule, TagRule
-from repodaily.analyzers.heuristic.prose import BREAKING_FOOTER, MAX_QUOTED, bare_text, clip, prose_blocks
+from repodaily.analyzers.heuristic.prose import (
+    BREAKING_FOOTER,
+    MAX_QUOTED,
+    bare_text,
+    clip,
+    link_targets_dropped,
+    prose_blocks,
+)
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, Importance
@@ -121,7 +128,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
     texts = {
         "description": [title.description, stripped] if stripped != title.description else [title.description],
         "title": [title.subject],
-        "body": [body],
+        "body": [link_targets_dropped(body)],
     }
     for name, pattern in rules.patterns.items():
         match = next((m for text in texts[pattern.where] if (m := pattern.regex.search(text))), None)

@@ -19,6 +19,7 @@ __all__ = [
     "body_sentence",
     "clip",
     "first_sentence",
+    "link_targets_dropped",
     "prose_blocks",
     "says_more",
 ]
@@ -38,6 +39,19 @@ _NEW_WORDS = 2
 def bare_text(cite: str) -> str:
     """Letters and digits only, lower case: two wordings that differ only in markup compare equal."""
     return "".join(ch for ch in cite.lower() if ch.isalnum())
+
+
+#: A Markdown link's or image's target, `[text](https://…)`: an address, not the author's words.
+_LINK_TARGET = re.compile(r"(?<=\])\([^()\s]*\)")
+
+
+def link_targets_dropped(prose: str) -> str:
+    """The prose without its Markdown link targets, which patterns must not read as words.
+
+    A bot's boilerplate links its documentation (Dependabot's compatibility badge
+    points at `…/managing-security-vulnerabilities/…`); the link's text stays.
+    """
+    return _LINK_TARGET.sub("", prose)
 
 
 def prose_blocks(prose: str) -> list[str]:

@@ -20,6 +20,12 @@ from repodaily.sources.message import SubjectParts, parse_subject, reverted_titl
 __all__ = ["Title", "effective_message", "parse_title"]
 
 _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?(?P<bang>!)?:\s*(?P<rest>.*)$")
+#: An emoji, or its `:shortcode:`, before a Conventional Commits prefix ("🐛 fix(config): …",
+#: ":sparkles: feat: …", as gitmoji writes them): decoration, not part of the type word.
+#: A Conventional Commits description that reverts a commit it quotes (`fix: Revert "feat: …"`,
+#: `fix: revert, "fix: …"`): the commit is the revert, whatever type the prefix gives it.
+_QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECASE)
+_LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
 
 @dataclass(frozen=True)
@@ -80,7 +86,7 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
     if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
         revert_of = rest
     conventional, word, scope, bang = None, "", "", False
-    if match := _CONVENTIONAL.match(rest):
+    if match := _CONVENTIONAL.match(_LEADING_EMOJI.sub("", rest, count=1)):
         mapped = rules.conventional.types.get(match.group("word").lower())
         if mapped is not None:
             word, scope, bang = match.group("word"), (match.group("scope") or "").strip(), bool(match.group("bang"))
@@ -89,4 +95,6 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
             if mapped == ChangeType.revert and revert_of is None:
                 # Another word the conventions map to a revert (`undo: "…"`) names its target as `Revert` would.
                 revert_of = reverted_title(rest) or rest
+            elif revert_of is None and (quoted := _QUOTED_REVERT.match(rest)):
+                revert_of = reverted_title(f'"{quoted.group("title")}"')
     return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of)

@@ -52,8 +52,10 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
 
 
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
-    """Whether ``change`` is a step the rule counts: any, unless it counts only steps that bind users."""
-    return not rule.binding_steps_only or deps.binds_users(change.name, change.old, change.new)
+    """Whether ``change`` is a step the rule counts: any, or only those that bind or break users."""
+    if rule.steps == "binding":
+        return deps.binds_users(change.name, change.old, change.new)
+    return rule.steps == "any" or deps.breaks_users(change.name)
 
 
 def _arrives_whole(rule: SurfaceRule, change: SurfaceChange, facts: Files, rules: RuleSet) -> bool:
