@@ -10,6 +10,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+
+class NewerSchema(Exception):
+    """The store has migrations this release lacks: a newer repodaily wrote it."""
+
+    def __init__(self, unknown: list[str]) -> None:
+        super().__init__(
+            f"written by a newer repodaily (schema {', '.join(unknown)}); upgrade repodaily or use another cache_dir"
+        )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = []
 
@@ -151,16 +161,32 @@ def m007_reports(db: sqlite3.Connection) -> None:
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:
-    """Apply every migration not yet recorded; return the names applied."""
+    """Apply every migration not yet recorded; return the names applied.
+
+    Each migration and its record are one transaction: Python's ``sqlite3``
+    commits a ``CREATE TABLE`` the moment it runs unless a transaction is open,
+    so a migration cut short (a full disk, a kill) would leave its tables behind
+    an unrecorded name, and every later open would fail on "already exists".
+    A store holding migrations this release does not know was written by a newer
+    one, whose tables this one would misread: it is refused, not used.
+    """
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    unknown = sorted(done - {function.__name__ for function in MIGRATIONS})
+    if unknown:
+        raise NewerSchema(unknown)
     applied: list[str] = []
     for function in MIGRATIONS:
         name = function.__name__
         if name in done:
             continue
-        with db:
+        db.execute("BEGIN")
+        try:
             function(db)
             db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+        except BaseException:
+            db.rollback()
+            raise
+        db.commit()
         applied.append(name)
     return applied

@@ -26,7 +26,7 @@ from typing import Any
 
 from repodaily.context.base import CachedAnswer
 from repodaily.errors import StoreError
-from repodaily.migrations import migrate
+from repodaily.migrations import NewerSchema, migrate
 from repodaily.models import Analysis, DailyReport, Highlight
 from repodaily.redact import NO_SECRETS, Redactor
 
@@ -79,7 +79,7 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             migrate(self._db)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, NewerSchema) as exc:
             raise StoreError(f"{self.path}: cannot open the store: {exc}") from exc
 
     def close(self) -> None:
