@@ -402,6 +402,37 @@ def test_url_is_mirrored_and_named_from_its_path(demo_repo, tmp_path):
     assert any((tmp_path / "cache" / "repos").iterdir())
 
 
+def test_two_entries_named_alike_are_refused_before_anything_is_written(demo_repo, tmp_path):
+    quiet = RepoBuilder(tmp_path / "quiet")
+    quiet.commit("init", when=datetime(2026, 3, 2, 9, tzinfo=SHANGHAI))
+    entries = "".join(f'[[repos]]\nname = "demo-org/inferno"\npath = "{path}"\n' for path in (demo_repo, quiet.path))
+    (tmp_path / "repodaily.toml").write_text(f'[output]\ndir = "{tmp_path / "out"}"\n{entries}', encoding="utf-8")
+    code, out, err = _invoke("run", "--date", "2026-03-02")
+    assert code == 2 and out == ""
+    assert err == (
+        "repodaily: error: repodaily.toml: repos: Value error, "
+        "two [[repos]] entries are named 'demo-org/inferno': give each its own `name`\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_entries_a_source_names_alike_report_the_repository_once(demo_repo, tmp_path):
+    urls = []
+    for place in ("one", "two"):
+        remote = tmp_path / place / "acme" / "widget.git"
+        subprocess.run(["git", "clone", "-q", "--bare", str(demo_repo), str(remote)], check=True)
+        urls.append(f"file://{remote}")
+    entries = "".join(f'[[repos]]\nurl = "{url}"\n' for url in urls)
+    (tmp_path / "repodaily.toml").write_text(
+        f'cache_dir = "{tmp_path / "cache"}"\n[output]\ndir = "{tmp_path / "out"}"\n{entries}', encoding="utf-8"
+    )
+    code, out, err = _invoke("run", "--date", "2026-03-02")
+    assert code == 1
+    assert out.split() == [str(tmp_path / "out/2026/acme/widget/2026-03-02.md")]
+    (failed,) = [line for line in err.splitlines() if "error:" in line]
+    assert "is acme/widget, as" in failed and "give each [[repos]] entry a `name`" in failed
+
+
 # --------------------------------------------------------------------------- bad input
 
 

@@ -182,6 +182,17 @@ class Config(_Section):
     )
     repos: list[RepoConfig] = Field(default_factory=list)
 
+    @field_validator("repos")
+    @classmethod
+    def _one_entry_per_name(cls, value: list[RepoConfig]) -> list[RepoConfig]:
+        # A name keys a repository's reports, files, ledger and cache: two entries sharing one
+        # would overwrite each other's reports and send the same day twice.
+        names = [repo.name for repo in value if repo.name]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"two [[repos]] entries are named {', '.join(map(repr, twice))}: give each its own `name`")
+        return value
+
     @field_validator("timezone")
     @classmethod
     def _real_zone(cls, value: str) -> str:

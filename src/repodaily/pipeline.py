@@ -246,6 +246,8 @@ class Pipeline:
         self.progress: ProgressSink = progress or _NoProgress()
         # The bound on commits in analysis, shared by every repository of a run; one per event loop.
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        # Which configured entry each repository name was read for: one entry per name in a run.
+        self._entries: dict[str, RepoConfig] = {}
 
     # -- analyzers, per repository
 
@@ -558,12 +560,23 @@ class Pipeline:
             self.store.put_report(report)  # what `site` and `digest` read, redacted on the way in
             yield report
 
+    def _claim(self, entry: RepoConfig, named: RepoConfig) -> None:
+        """Take ``named``'s name for ``entry``; a name the source found (a URL's, a clone's origin) may be another's."""
+        assert named.name is not None
+        first = self._entries.setdefault(named.name, entry)
+        if first != entry:
+            raise ConfigError(
+                f"{entry.label!r} is {named.name}, as {first.label!r} is: give each [[repos]] entry a `name`"
+            )
+
     async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
         """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.
 
         Git's work runs in a worker thread (see :meth:`iter_reports`).
         """
-        source, repo, _ = await asyncio.to_thread(self.open_source, repo)
+        source, named, _ = await asyncio.to_thread(self.open_source, repo)
+        self._claim(repo, named)
+        repo = named
         assert repo.name is not None
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
         days_stream = self.collect(source, days)
