@@ -176,9 +176,9 @@ def test_log_lines_are_redacted_with_their_arguments_and_tracebacks():
 def test_log_lines_show_terminal_escapes_as_replacement_characters():
     formatter = RedactingFormatter("%(message)s", Redactor([KEY]))
     record = logging.LogRecord(
-        "x", logging.WARNING, __file__, 1, "reason: %s", ("\x1b]8;;https://evil\x07a\tb\x9b2J",), None
+        "x", logging.WARNING, __file__, 1, "reason: %s", ("\x1b]8;;https://evil\x07a\tb\x9b2J \u202eevil",), None
     )
-    assert formatter.format(record) == "reason: \ufffd]8;;https://evil\ufffda\tb\ufffd2J"
+    assert formatter.format(record) == "reason: \ufffd]8;;https://evil\ufffda\tb\ufffd2J \ufffdevil"
 
 
 # --------------------------------------------------------------------------- where the secrets come from
