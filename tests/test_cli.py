@@ -626,8 +626,7 @@ def test_ctrl_c_is_one_line_and_exit_130(demo_repo):
     args = ("report", str(demo_repo), "--source", "failing", "--name", "o/r", *_DAY)
     result = _run_driver("os.kill(os.getpid(), signal.SIGINT)", *args)
     assert "Traceback" not in result.stderr
-    assert result.returncode == 130
-    assert [line for line in result.stderr.splitlines() if line] == ["repodaily: error: interrupted"]
+    assert (result.returncode, result.stderr) == (130, "repodaily: error: interrupted\n")
 
 
 def test_an_unexpected_exception_is_one_line_exit_3_and_its_traceback_goes_to_the_log_with_vv(demo_repo):

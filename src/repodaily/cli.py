@@ -154,6 +154,12 @@ class _Repodaily(click.Group):
         # Here rather than in main(): click turns a broken pipe into exit 1 before main() sees it.
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Before click sees it: click writes a blank line first, to close a terminal's "^C"
+            # echo, and a log of a job without a terminal would get it as a line of its own.
+            if sys.stderr.isatty():
+                _echo("", err=True)
+            _fail("interrupted", EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The reader of stdout went away (`| head -1`): nobody is left to tell, and the
             # interpreter must not fail again flushing what is still buffered for it.
