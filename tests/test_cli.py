@@ -433,6 +433,15 @@ def test_two_entries_a_source_names_alike_report_the_repository_once(demo_repo, 
     assert "is acme/widget, as" in failed and "give each [[repos]] entry a `name`" in failed
 
 
+def test_foreign_words_on_stderr_are_shown_not_run_by_the_terminal(tmp_path):
+    # A key of the user's file is quoted back in the error, as a server's or a commit's words are in others.
+    config = tmp_path / "c.toml"
+    config.write_text('"\\u001b]8;;https://evil.example\\u0007click\\u202eereh" = 1\n', encoding="utf-8")
+    code, out, err = _invoke("run", "--config", str(config))
+    assert (code, out) == (2, "")
+    assert err == f"repodaily: error: {config}: \ufffd]8;;https://evil.example\ufffdclick\ufffdereh: unknown key\n"
+
+
 # --------------------------------------------------------------------------- bad input
 
 

@@ -47,7 +47,7 @@ from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
-from repodaily.redact import RedactingFormatter, Redactor
+from repodaily.redact import RedactingFormatter, Redactor, terminal_text
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
@@ -67,7 +67,10 @@ R = TypeVar("R")
 
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
-    click.echo(_log_format.redactor(text), err=err, nl=nl)
+    # A line for people on stderr carries servers' and commits' words (an error's reason) as the log
+    # does, so it shows their controls as the log does; stdout carries reports, whose bytes are theirs.
+    text = _log_format.redactor(text)
+    click.echo(terminal_text(text) if err else text, err=err, nl=nl)
 
 
 def _guard(config: Config, *also: BaseModel) -> Redactor:

@@ -51,7 +51,15 @@ from html.entities import html5
 
 from repodaily.controls import controls_except
 
-__all__ = ["FRAGMENT_CHARS", "MASK", "MIN_SECRET_CHARS", "NO_SECRETS", "RedactingFormatter", "Redactor"]
+__all__ = [
+    "FRAGMENT_CHARS",
+    "MASK",
+    "MIN_SECRET_CHARS",
+    "NO_SECRETS",
+    "RedactingFormatter",
+    "Redactor",
+    "terminal_text",
+]
 
 MASK = "[redacted]"
 #: Shorter values are never registered as secrets.
@@ -339,6 +347,11 @@ NO_SECRETS = Redactor()
 _TERMINAL_CONTROL = controls_except("\t\n")
 
 
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal shows it without acting on it: every control but the tab and line feed as U+FFFD."""
+    return _TERMINAL_CONTROL.sub("\ufffd", text)
+
+
 class RedactingFormatter(logging.Formatter):
     """A log formatter whose every line passes through :attr:`redactor`: message, arguments, traceback alike.
 
@@ -353,4 +366,4 @@ class RedactingFormatter(logging.Formatter):
         self.redactor = redactor
 
     def format(self, record: logging.LogRecord) -> str:
-        return _TERMINAL_CONTROL.sub("\ufffd", self.redactor(super().format(record)))
+        return terminal_text(self.redactor(super().format(record)))
