@@ -402,6 +402,17 @@ def test_url_is_mirrored_and_named_from_its_path(demo_repo, tmp_path):
     assert any((tmp_path / "cache" / "repos").iterdir())
 
 
+@pytest.mark.parametrize("origin", ["https://git.example/../..", "https://git.example/a b/c", "git@git.example:./."])
+def test_a_name_found_in_an_origin_that_names_no_repository_is_not_taken(demo_repo, tmp_path, origin):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(demo_repo), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "remote", "set-url", "origin", origin], check=True)
+    code, out, err = _invoke("report", str(clone), "--date", "2026-03-02", "--output", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and not (tmp_path / "out").exists()
+    assert err.startswith(f"repodaily: error: cannot tell owner/repo for '{clone}' (") and err.count("\n") == 1
+    assert err.endswith("is not one); give it with --name or `name =`\n")
+
+
 def test_two_entries_named_alike_are_refused_before_anything_is_written(demo_repo, tmp_path):
     quiet = RepoBuilder(tmp_path / "quiet")
     quiet.commit("init", when=datetime(2026, 3, 2, 9, tzinfo=SHANGHAI))

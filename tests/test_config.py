@@ -47,6 +47,8 @@ def test_repos_are_read(tmp_path):
         ("[output]\npath = '{year}/{nope}.md'", "output.path"),
         ("language = ", "not valid TOML"),
         ("[[repos]]\nname = 'noslash'\npath = '.'", "repos.0.name: Value error, 'noslash' is not OWNER/REPO"),
+        ("[[repos]]\nname = '../..'\npath = '.'", "repos.0.name: Value error, '../..' is not OWNER/REPO"),
+        ("[[repos]]\nname = 'acme/.'\npath = '.'", "repos.0.name: Value error, 'acme/.' is not OWNER/REPO"),
         ("[output]\npath = ''", "output.path: Value error, the path template must end in a file name"),
         (
             "[output]\npath = '../../{date}.md'",

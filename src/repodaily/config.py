@@ -34,6 +34,14 @@ CONFIG_FILE_NAME = "repodaily.toml"
 _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
 
 
+def is_repo_name(value: str) -> bool:
+    """Whether ``value`` is an ``OWNER/REPO``, as a config names one and a source may find one in a URL.
+
+    "." and ".." name no repository, and in a path template they would climb out of the output directory.
+    """
+    return bool(_REPO_NAME_RE.fullmatch(value)) and not {".", ".."} & set(value.split("/"))
+
+
 def _no_nul(value: str) -> str:
     # TOML can spell a NUL ("\u0000"); no file system takes one, so refuse it here, not at the first write.
     if "\x00" in value:
@@ -77,7 +85,7 @@ class RepoConfig(_Section):
     @field_validator("name")
     @classmethod
     def _owner_slash_repo(cls, value: str | None) -> str | None:
-        if value is not None and not _REPO_NAME_RE.fullmatch(value):
+        if value is not None and not is_repo_name(value):
             raise ValueError(f"{value!r} is not OWNER/REPO")
         return value
 

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.config import Config, RepoConfig
+from repodaily.config import Config, RepoConfig, is_repo_name
 from repodaily.context.base import ContextSource, ContextSourceContext, DayContext
 from repodaily.context.budget import build_input
 from repodaily.context.repository import describe_repository, primary_language
@@ -168,8 +168,10 @@ def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
     """Fill in owner/name from what the source found (a URL, a clone's origin) when the config left it out."""
     if repo.name:
         return repo
-    if not found:
-        raise ConfigError(f"cannot tell owner/repo for {repo.label!r}; give it with --name or `name =`")
+    if not found or not is_repo_name(found):
+        # A URL, or a clone's origin, may end in anything ("../..", "a b/c"): only a real name is taken.
+        seen = f" ({found!r} is not one)" if found else ""
+        raise ConfigError(f"cannot tell owner/repo for {repo.label!r}{seen}; give it with --name or `name =`")
     return repo.model_copy(update={"name": found})
 
 
