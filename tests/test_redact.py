@@ -185,6 +185,16 @@ def test_log_lines_are_redacted_with_their_arguments_and_tracebacks():
     assert leaked(line) == []
 
 
+def test_a_log_message_is_one_line_whatever_its_reason_holds():
+    formatter = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
+    reason = "invalid reply: type: wrong\nflags: Field required\r\nrepodaily: ERROR: forged\u2028next\x85last"
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "commit failed: %s", (reason,), None)
+    assert formatter.format(record) == (
+        "repodaily: WARNING: commit failed: invalid reply: type: wrong flags: Field required "
+        "repodaily: ERROR: forged next last"
+    )
+
+
 def test_log_lines_show_terminal_escapes_as_replacement_characters():
     formatter = RedactingFormatter("%(message)s", Redactor([KEY]))
     record = logging.LogRecord(

@@ -47,7 +47,7 @@ from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
-from repodaily.redact import RedactingFormatter, Redactor, terminal_text
+from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal_text
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
@@ -68,9 +68,10 @@ R = TypeVar("R")
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     # A line for people on stderr carries servers' and commits' words (an error's reason) as the log
-    # does, so it shows their controls as the log does; stdout carries reports, whose bytes are theirs.
+    # does, so it is one line and shows their controls as the log does; stdout carries reports, whose
+    # bytes are theirs.
     text = _log_format.redactor(text)
-    click.echo(terminal_text(text) if err else text, err=err, nl=nl)
+    click.echo(terminal_text(single_line(text)) if err else text, err=err, nl=nl)
 
 
 def _guard(config: Config, *also: BaseModel) -> Redactor:
@@ -81,8 +82,7 @@ def _guard(config: Config, *also: BaseModel) -> Redactor:
 
 def _error(message: str) -> None:
     """One line on stderr whatever the message holds: scripts and log scrapers read it line by line."""
-    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    _echo(f"repodaily: error: {line}", err=True)
+    _echo(f"repodaily: error: {message}", err=True)
 
 
 def _fail(message: str, code: int) -> NoReturn:

@@ -62,6 +62,7 @@ __all__ = [
     "NO_SECRETS",
     "RedactingFormatter",
     "Redactor",
+    "single_line",
     "terminal_text",
 ]
 
@@ -387,6 +388,11 @@ NO_SECRETS = Redactor()
 _TERMINAL_CONTROL = controls_except("\t\n")
 
 
+def single_line(text: str) -> str:
+    """``text`` as one line: its lines (by every boundary ``str.splitlines`` knows) stripped and joined by a space."""
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
 def terminal_text(text: str) -> str:
     """``text`` as a terminal shows it without acting on it: every control but the tab and line feed as U+FFFD."""
     return _TERMINAL_CONTROL.sub("\ufffd", text)
@@ -397,13 +403,19 @@ class RedactingFormatter(logging.Formatter):
 
     Text from commits, servers and models reaches log lines (an error's reason),
     so control characters other than the tab and the line feed are shown as
-    U+FFFD. The redactor can be replaced once the secrets are known (after the
-    config is read).
+    U+FFFD, and a message is one line whatever its reason holds (a validation
+    error's lines, a server's body): a line of its own would read as another
+    record, or as a forged one. Only a traceback (``-vv``) runs over several.
+    The redactor can be replaced once the secrets are known (after the config
+    is read).
     """
 
     def __init__(self, fmt: str, redactor: Redactor = NO_SECRETS) -> None:
         super().__init__(fmt)
         self.redactor = redactor
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return single_line(super().formatMessage(record))
 
     def format(self, record: logging.LogRecord) -> str:
         return terminal_text(self.redactor(super().format(record)))
