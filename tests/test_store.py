@@ -1,4 +1,7 @@
 import sqlite3
+import subprocess
+import sys
+import time
 from datetime import UTC, date, datetime
 
 import pytest
@@ -101,6 +104,28 @@ def test_a_store_from_a_newer_release_is_refused_not_used(tmp_path):
         db.execute("INSERT INTO _migrations VALUES ('m999_tomorrow', 'later')")
     with pytest.raises(StoreError, match=r"written by a newer repodaily \(schema m999_tomorrow\)"):
         Store(tmp_path)
+
+
+# Each process imports the store, then waits for the same instant to open it, as overlapping cron jobs may.
+_OPEN_AT = """
+import sys, time
+from repodaily.store import Store
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+Store(sys.argv[1]).close()
+"""
+
+
+def test_runs_opening_a_new_store_at_once_take_turns_at_its_migrations(tmp_path):
+    for attempt in range(3):
+        at = str(time.time() + 2)
+        opening = [
+            subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(tmp_path / str(attempt)), at], stderr=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        errors = [process.communicate(timeout=60)[1].decode() for process in opening]
+        assert [process.returncode for process in opening] == [0] * 4, errors
+        with Store(tmp_path / str(attempt)) as store:
+            assert store.count_analyses() == 0
 
 
 def test_unusable_cache_directory_is_a_store_error(tmp_path):

@@ -167,26 +167,35 @@ def migrate(db: sqlite3.Connection) -> list[str]:
     commits a ``CREATE TABLE`` the moment it runs unless a transaction is open,
     so a migration cut short (a full disk, a kill) would leave its tables behind
     an unrecorded name, and every later open would fail on "already exists".
+    The transaction takes the write lock as it begins, and the record is read
+    again under it: two runs opening a new store at once (an overlapping cron
+    job) take turns, and the second finds the first one's migrations applied.
     A store holding migrations this release does not know was written by a newer
     one, whose tables this one would misread: it is refused, not used.
     """
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
-    unknown = sorted(done - {function.__name__ for function in MIGRATIONS})
-    if unknown:
-        raise NewerSchema(unknown)
     applied: list[str] = []
     for function in MIGRATIONS:
         name = function.__name__
-        if name in done:
-            continue
-        db.execute("BEGIN")
+        if name in _recorded(db):
+            continue  # read without a lock first: the usual open has nothing to apply and takes none
+        db.execute("BEGIN IMMEDIATE")
         try:
-            function(db)
-            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+            if name not in _recorded(db):
+                function(db)
+                db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+                applied.append(name)
         except BaseException:
             db.rollback()
             raise
         db.commit()
-        applied.append(name)
     return applied
+
+
+def _recorded(db: sqlite3.Connection) -> set[str]:
+    """The migrations the store records; one this release does not know is refused (:class:`NewerSchema`)."""
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    unknown = sorted(done - {function.__name__ for function in MIGRATIONS})
+    if unknown:
+        raise NewerSchema(unknown)
+    return done
