@@ -413,6 +413,20 @@ def test_a_name_found_in_an_origin_that_names_no_repository_is_not_taken(demo_re
     assert err.endswith("is not one); give it with --name or `name =`\n")
 
 
+@pytest.mark.parametrize(
+    "base_url",
+    ["ftp://llm.example/v1", "http://[::1/v1", "http://llm.example:99999/v1", "https://u:sk-Hidden0123456@[x/v1"],
+)
+def test_an_endpoint_url_that_is_no_http_url_is_refused_in_one_line_without_it(demo_repo, monkeypatch, base_url):
+    # Refused before any commit is read, not by every commit's request; the URL may hold the key, so it is not repeated.
+    monkeypatch.setenv("LLM_BASE_URL", base_url)
+    monkeypatch.setenv("LLM_MODEL", "m")
+    code, out, err = _demo(demo_repo)
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith("repodaily: error: LLM_BASE_URL/LLM_MODEL: base_url: Value error, not a")
+    assert "Hidden" not in err and "llm.example" not in err
+
+
 def test_two_entries_named_alike_are_refused_before_anything_is_written(demo_repo, tmp_path):
     quiet = RepoBuilder(tmp_path / "quiet")
     quiet.commit("init", when=datetime(2026, 3, 2, 9, tzinfo=SHANGHAI))
