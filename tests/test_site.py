@@ -148,6 +148,18 @@ def test_the_search_index_shows_hostile_text_without_its_controls(tmp_path):
     ] == []
 
 
+def test_a_page_that_cannot_be_written_fails_in_one_line_and_leaves_no_half_page(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public = tmp_path / "public"
+    (public / "index.html").mkdir(parents=True)  # a directory where the home page goes: no file replaces it
+    (public / "index.html" / "keep").write_text("mine\n")
+    result = CliRunner().invoke(main, ["site", str(public), "--config", str(config)])
+    assert (result.exit_code, result.stdout) == (3, "")
+    assert result.stderr.startswith(f"repodaily: error: cannot write {public / 'index.html'}: ")
+    assert result.stderr.count("\n") == 1
+    assert [p for p in public.rglob("*") if p.name.startswith(".tmp-")] == []
+
+
 def test_english_sites_read_the_english_reports(tmp_path):
     config = fill_store(tmp_path, language="en", since=DEMO_DAY, until=DEMO_DAY)
     _site(config, tmp_path / "public")
