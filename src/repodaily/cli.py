@@ -47,6 +47,7 @@ from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
+from repodaily.publish.files import write_atomic
 from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal_text
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
@@ -561,11 +562,7 @@ def weekly_digest(
         return
     for digest in digests:
         path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render_weekly(digest, fmt, templates_dir=templates), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"--output {output}: cannot write {path}: {exc.strerror or exc}") from exc
+        write_atomic(path, render_weekly(digest, fmt, templates_dir=templates))  # the old file or the whole new one
         _echo(str(path))
 
 
