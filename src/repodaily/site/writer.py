@@ -97,11 +97,13 @@ class SiteWriter:
                 stream.write(data)
             os.chmod(temporary, 0o644)
             os.replace(temporary, target)
-        except OSError as exc:
-            # A full disk or a directory in the page's place: the half-written page, which no
+        except BaseException as exc:
+            # A full disk, a directory in the page's place, Ctrl-C: the half-written page, which no
             # manifest names and no later build would remove, must not be published with the site.
             Path(temporary).unlink(missing_ok=True)
-            raise PublishError(f"cannot write {target}: {exc.strerror or exc}") from exc
+            if isinstance(exc, OSError):
+                raise PublishError(f"cannot write {target}: {exc.strerror or exc}") from exc
+            raise
         return True
 
     def finish(self) -> WriteSummary:
