@@ -55,6 +55,7 @@ SUBJECTS = {
     "fence": "```js",
     "task": "- [x] done",
     "emphasis": "***bold*** _under_ ~~gone~~ **",
+    "bidi-override": "Fix the \u202egnp.exe\u202c loader \u2067left open \u202dand this",
     "terminal-escapes": "\x1b[2J\x1b[31mred\x1b[0m \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x9b1;1H\x08\x7f",
 }
 
@@ -78,6 +79,7 @@ AUTHORS = {
     "code-and-pipe": "`ada` | lovelace",
     "emphasis": "*Mallory* _the_ ~~great~~",
     "backslash": "Ada \\",
+    "bidi-override": "Eve \u202elive",
     "lone-backtick": "O`Brien",
     "entity": "&lt;b&gt; &amp;",
     "bot": "dependabot[bot]",

@@ -139,7 +139,8 @@ def link_problems(tokens: list[Token]) -> list[str]:
 
 
 # What a Markdown report may hold of C0/C1 controls: only the tab and the line feed.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Bidi embeddings, overrides and isolates too: one left open reorders the report's own text after it.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def check_report(markdown: str, report: DailyReport) -> None:

@@ -402,6 +402,71 @@ def test_url_is_mirrored_and_named_from_its_path(demo_repo, tmp_path):
     assert any((tmp_path / "cache" / "repos").iterdir())
 
 
+@pytest.mark.parametrize("origin", ["https://git.example/../..", "https://git.example/a b/c", "git@git.example:./."])
+def test_a_name_found_in_an_origin_that_names_no_repository_is_not_taken(demo_repo, tmp_path, origin):
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(demo_repo), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "remote", "set-url", "origin", origin], check=True)
+    code, out, err = _invoke("report", str(clone), "--date", "2026-03-02", "--output", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and not (tmp_path / "out").exists()
+    assert err.startswith(f"repodaily: error: cannot tell owner/repo for '{clone}' (") and err.count("\n") == 1
+    assert err.endswith("is not one); give it with --name or `name =`\n")
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["ftp://llm.example/v1", "http://[::1/v1", "http://llm.example:99999/v1", "https://u:sk-Hidden0123456@[x/v1"],
+)
+def test_an_endpoint_url_that_is_no_http_url_is_refused_in_one_line_without_it(demo_repo, monkeypatch, base_url):
+    # Refused before any commit is read, not by every commit's request; the URL may hold the key, so it is not repeated.
+    monkeypatch.setenv("LLM_BASE_URL", base_url)
+    monkeypatch.setenv("LLM_MODEL", "m")
+    code, out, err = _demo(demo_repo)
+    assert (code, out, err.count("\n")) == (2, "", 1)
+    assert err.startswith("repodaily: error: LLM_BASE_URL/LLM_MODEL: base_url: Value error, not a")
+    assert "Hidden" not in err and "llm.example" not in err
+
+
+def test_two_entries_named_alike_are_refused_before_anything_is_written(demo_repo, tmp_path):
+    quiet = RepoBuilder(tmp_path / "quiet")
+    quiet.commit("init", when=datetime(2026, 3, 2, 9, tzinfo=SHANGHAI))
+    entries = "".join(f'[[repos]]\nname = "demo-org/inferno"\npath = "{path}"\n' for path in (demo_repo, quiet.path))
+    (tmp_path / "repodaily.toml").write_text(f'[output]\ndir = "{tmp_path / "out"}"\n{entries}', encoding="utf-8")
+    code, out, err = _invoke("run", "--date", "2026-03-02")
+    assert code == 2 and out == ""
+    assert err == (
+        "repodaily: error: repodaily.toml: repos: Value error, "
+        "two [[repos]] entries are named 'demo-org/inferno': give each its own `name`\n"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_entries_a_source_names_alike_report_the_repository_once(demo_repo, tmp_path):
+    urls = []
+    for place in ("one", "two"):
+        remote = tmp_path / place / "acme" / "widget.git"
+        subprocess.run(["git", "clone", "-q", "--bare", str(demo_repo), str(remote)], check=True)
+        urls.append(f"file://{remote}")
+    entries = "".join(f'[[repos]]\nurl = "{url}"\n' for url in urls)
+    (tmp_path / "repodaily.toml").write_text(
+        f'cache_dir = "{tmp_path / "cache"}"\n[output]\ndir = "{tmp_path / "out"}"\n{entries}', encoding="utf-8"
+    )
+    code, out, err = _invoke("run", "--date", "2026-03-02")
+    assert code == 1
+    assert out.split() == [str(tmp_path / "out/2026/acme/widget/2026-03-02.md")]
+    (failed,) = [line for line in err.splitlines() if "error:" in line]
+    assert "is acme/widget, as" in failed and "give each [[repos]] entry a `name`" in failed
+
+
+def test_foreign_words_on_stderr_are_shown_not_run_by_the_terminal(tmp_path):
+    # A key of the user's file is quoted back in the error, as a server's or a commit's words are in others.
+    config = tmp_path / "c.toml"
+    config.write_text('"\\u001b]8;;https://evil.example\\u0007click\\u202eereh" = 1\n', encoding="utf-8")
+    code, out, err = _invoke("run", "--config", str(config))
+    assert (code, out) == (2, "")
+    assert err == f"repodaily: error: {config}: \ufffd]8;;https://evil.example\ufffdclick\ufffdereh: unknown key\n"
+
+
 # --------------------------------------------------------------------------- bad input
 
 
@@ -595,8 +660,7 @@ def test_ctrl_c_is_one_line_and_exit_130(demo_repo):
     args = ("report", str(demo_repo), "--source", "failing", "--name", "o/r", *_DAY)
     result = _run_driver("os.kill(os.getpid(), signal.SIGINT)", *args)
     assert "Traceback" not in result.stderr
-    assert result.returncode == 130
-    assert [line for line in result.stderr.splitlines() if line] == ["repodaily: error: interrupted"]
+    assert (result.returncode, result.stderr) == (130, "repodaily: error: interrupted\n")
 
 
 def test_an_unexpected_exception_is_one_line_exit_3_and_its_traceback_goes_to_the_log_with_vv(demo_repo):

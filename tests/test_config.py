@@ -47,7 +47,21 @@ def test_repos_are_read(tmp_path):
         ("[output]\npath = '{year}/{nope}.md'", "output.path"),
         ("language = ", "not valid TOML"),
         ("[[repos]]\nname = 'noslash'\npath = '.'", "repos.0.name: Value error, 'noslash' is not OWNER/REPO"),
+        ("[[repos]]\nname = '../..'\npath = '.'", "repos.0.name: Value error, '../..' is not OWNER/REPO"),
+        ("[[repos]]\nname = 'acme/.'\npath = '.'", "repos.0.name: Value error, 'acme/.' is not OWNER/REPO"),
         ("[output]\npath = ''", "output.path: Value error, the path template must end in a file name"),
+        (
+            "[output]\npath = '../../{date}.md'",
+            "output.path: Value error, the path template leaves the output directory",
+        ),
+        (
+            "[output]\npath = '/etc/{date}.md'",
+            "output.path: Value error, the path template leaves the output directory",
+        ),
+        (
+            "[[publish]]\ntype = 'files'\npath = '{repo}/../../../{date}.md'",
+            "publish.0.path: Value error, the path template leaves the output directory",
+        ),
         ("[output]\ndir = ''", "output.dir"),
         ('cache_dir = "a\\u0000b"', "cache_dir: Value error, a path cannot contain a NUL"),
     ],

@@ -9,6 +9,10 @@ server speaking STARTTLS with AUTH, and a receiver per chat platform.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -16,6 +20,7 @@ from pathlib import Path
 import pytest
 from chat_receivers import DingTalkReceiver, FeishuReceiver, Receiver, SlackReceiver, WebhookReceiver, WeComReceiver
 from click.testing import CliRunner, Result
+from endpoint_simulator import HttpRequest
 from github_fake import GitHubFake
 from smtp_server import HOST, PASSWORD, USERNAME, RunningServer, make_ca, smtp_server
 
@@ -165,3 +170,32 @@ def test_bad_targets_each_cost_one_line_and_nothing_else(
     assert servers.delivered() == {**ONCE, "feishu": 0, "wecom": 0, "slack": 0, "email": 0}
     assert sorted(p.suffix for p in (tmp_path / "files").rglob("*.*")) == [".json", ".md"]
     assert len(servers.chat["slack"].received) == 1  # a message that may have been posted is not sent again
+
+
+class _SlowFeishu(FeishuReceiver):
+    """Answers each message a while after it came, as a busy platform may: time for another run to look."""
+
+    async def _respond(self, request: HttpRequest, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(3)
+        await super()._respond(request, reader, writer)
+
+
+def test_two_runs_at_once_on_one_cache_send_each_report_once(tmp_path: Path, demo_repo: Path) -> None:
+    # A cron job still running when the next one starts: both find the ledger without the day.
+    with _SlowFeishu() as receiver:
+        config = tmp_path / "repodaily.toml"
+        config.write_text(
+            f'cache_dir = "{tmp_path / "cache"}"\n[[publish]]\ntype = "feishu"\nmax_attempts = 1\ntimeout_s = 20\n'
+            f'[[repos]]\nname = "{DEMO_REPO_NAME}"\npath = "{demo_repo}"\n',
+            encoding="utf-8",
+        )
+        command = [sys.executable, "-m", "repodaily", "run", "--config", str(config), "--date", DEMO_DAY.isoformat()]
+        environment = {**os.environ, "FEISHU_WEBHOOK_URL": receiver.url}
+        runs = [subprocess.Popen(command, env=environment, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+        logs = [run.communicate(timeout=120)[1] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], logs
+    assert len(receiver.delivered) == 1
+    outcomes = sorted(
+        line.split("→ feishu: ")[1].split(" · ")[0] for log in logs for line in log.splitlines() if "→" in line
+    )
+    assert outcomes == ["already delivered", "delivered"]

@@ -116,6 +116,16 @@ def test_the_hostile_corpus_stays_text_in_valid_feeds():
         assert "<img src=x onerror=alert(1)>" in summary and "\x00" not in summary
 
 
+def test_a_bidi_override_in_a_title_is_shown_as_a_replacement_character_not_obeyed():
+    report = hostile_report()
+    report = report.model_copy(update={"commits": [c for c in report.commits if "\u202e" in c.subject]})
+    for make, check in ((rss_feed, check_rss), (atom_feed, check_atom)):
+        feed = make(BASE, "x", "index.html", "feed.xml", [report])
+        (item,) = check(feed)
+        assert "Fix the \ufffdgnp.exe" in ET.tostring(item, encoding="unicode")
+        assert not re.search("[\u202a-\u202e\u2066-\u2069]", feed.decode())
+
+
 def test_a_feed_carries_the_newest_days_only(tmp_path):
     with Store(tmp_path) as store:
         store.put_report(hostile_report())

@@ -468,6 +468,7 @@ def test_hostile_text_makes_no_link_mention_or_markup_in_any_platform(platform):
     if platform == "webhook":  # data, not markup: every text arrives exactly as the summary holds it
         assert [c["title"] for c in body["commits"]] == [item.title for item in summary.items]
         return
+    assert not re.search("[\u202a-\u202e\u2066-\u2069]", _texts(platform, body)), "a bidi scope reorders our text"
     links, markup = _links_and_markup(platform, body)
     assert links <= _our_links(report) and OUR_REPORT in links and len(links) > len(ALL) // 2
     assert markup == []

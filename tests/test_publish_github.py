@@ -372,7 +372,24 @@ def test_a_part_never_cuts_a_fence_and_an_oversized_table_repeats_its_header():
     (last,) = [text for text in texts if "[to code]" in text]
     assert "## Code" in last and "[to code](#code)" in last or "[to code](#c" in last
     with pytest.raises(ValueError, match="cannot be cut"):
-        split_markdown(f"## a\n\n{'x' * 700}\n", room=600, href_room=34)
+        split_markdown("## a\n\n```\n" + "x\n" * 350 + "```\n", room=600, href_room=34)
+
+
+def test_a_line_that_fits_in_no_part_is_cut_short_where_it_tears_no_escape():
+    # A commit whose message is a megabyte: its table row and its heading could fit in no part.
+    cell = "&lt;img src=x onerror=alert(1)&gt; \\[x\\]\\(javascript:alert(1)) `<b>` "
+    row = f"| 10:00 | Mallory | {cell * 40} |\n"
+    heading = f"#### {cell * 40}\n"
+    markdown = f"# t\n\n| time | author | message |\n|---|---|---|\n{row}\n## Commit\n\n{heading}\nafter\n"
+    parts = split_markdown(markdown, room=1200, href_room=34)
+    texts = [part.resolve(["#body", "#c1", "#c2", "#c3"]) for part in parts]
+    assert all(len(text) <= 1200 for text in texts)
+    cut = [line for text in texts for line in text.splitlines() if line.endswith("…")]
+    assert len(cut) == 2
+    for line in cut:
+        assert not re.search(r"(?:\\|&[#\w]*|<[^<>]*)…$", line), line  # no escape, entity or tag torn open
+        assert not [t for t in parse(line) for c in [t, *(t.children or [])] if c.type in ("link_open", "html_inline")]
+    assert "after" in texts[-1] and "| time | author | message |" in texts[0]
 
 
 def test_a_heading_in_a_comment_is_linked_by_the_slug_github_gives_it_there():

@@ -71,6 +71,17 @@ ECHOES: dict[str, Callable[[str], str]] = {
     "truncated to its first 12": lambda k: f"key {k[:12]}… rejected",
     "its last 10": lambda k: f"key ending in {k[-10:]}",
     "split across a line": lambda k: f"{k[:20]}\n{k[20:]}",
+    # Cut into pieces shorter than a fragment, as a model may be asked to write it out.
+    "six characters a line": lambda k: "\n".join(k[i : i + 6] for i in range(0, len(k), 6)),
+    "four a line, indented, crlf": lambda k: "key:\r\n" + "".join(f"  {k[i : i + 4]}\r\n" for i in range(0, len(k), 4)),
+    "five a line in a json string": lambda k: json.dumps(
+        {"risk": "\n".join(k[i : i + 5] for i in range(0, len(k), 5))}
+    ),
+    "five a line in a report's table": lambda k: "| " + "<br>".join(k[i : i + 5] for i in range(0, len(k), 5)) + " |",
+    "spaced out": lambda k: " ".join(k),
+    "tab between pairs": lambda k: "\t".join(k[i : i + 2] for i in range(0, len(k), 2)),
+    "zero-width spaces": lambda k: "\u200b".join(k),
+    "base64, seven a line": lambda k: "\n".join(b64(k)[i : i + 7] for i in range(0, len(b64(k)), 7)),
 }
 
 
@@ -100,6 +111,7 @@ def test_a_secret_with_a_space_is_masked_form_encoded():
 def test_surrounding_text_is_kept_exactly():
     redactor = Redactor([KEY])
     assert redactor(f"before {KEY} after") == f"before {MASK} after"
+    assert redactor(f"before\n  {KEY[:6]}\n  {KEY[6:]}\nafter") == f"before\n  {MASK}\nafter"
     assert redactor(f"[{quote(KEY, safe='')}]") == f"[{MASK}]"
     assert redactor(f"{KEY}{KEY}") == MASK
 
@@ -173,12 +185,22 @@ def test_log_lines_are_redacted_with_their_arguments_and_tracebacks():
     assert leaked(line) == []
 
 
+def test_a_log_message_is_one_line_whatever_its_reason_holds():
+    formatter = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
+    reason = "invalid reply: type: wrong\nflags: Field required\r\nrepodaily: ERROR: forged\u2028next\x85last"
+    record = logging.LogRecord("x", logging.WARNING, __file__, 1, "commit failed: %s", (reason,), None)
+    assert formatter.format(record) == (
+        "repodaily: WARNING: commit failed: invalid reply: type: wrong flags: Field required "
+        "repodaily: ERROR: forged next last"
+    )
+
+
 def test_log_lines_show_terminal_escapes_as_replacement_characters():
     formatter = RedactingFormatter("%(message)s", Redactor([KEY]))
     record = logging.LogRecord(
-        "x", logging.WARNING, __file__, 1, "reason: %s", ("\x1b]8;;https://evil\x07a\tb\x9b2J",), None
+        "x", logging.WARNING, __file__, 1, "reason: %s", ("\x1b]8;;https://evil\x07a\tb\x9b2J \u202eevil",), None
     )
-    assert formatter.format(record) == "reason: \ufffd]8;;https://evil\ufffda\tb\ufffd2J"
+    assert formatter.format(record) == "reason: \ufffd]8;;https://evil\ufffda\tb\ufffd2J \ufffdevil"
 
 
 # --------------------------------------------------------------------------- where the secrets come from

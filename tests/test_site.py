@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
 from click.testing import CliRunner
+from hostile_report import hostile_report
 from html_checks import page_problems, read
 from site_checks import broken_links, pages
 from stored_reports import DEMO_DAY, DEMO_REPO_NAME, FIRST_DAY, LAST_DAY, fill_store
@@ -129,6 +131,33 @@ def test_the_search_index_is_a_script_assigning_every_commit(built):
     assert len(index["commits"]) == total
     for page, anchor, short_sha, *_ in index["commits"]:
         assert anchor == f"c-{short_sha}" and index["pages"][page][2].startswith("r/demo-org/inferno/days/")
+
+
+def test_the_search_index_shows_hostile_text_without_its_controls(tmp_path):
+    # site.js shows the index with textContent: no markup, but a bidi override or an escape would still act.
+    report = hostile_report()
+    with Store(tmp_path / "cache") as store:
+        store.put_report(report)
+        build_site(store, [report.repo], report.language, tmp_path / "public")
+    script = (tmp_path / "public" / "assets" / "search-index.js").read_text(encoding="utf-8")
+    index = json.loads(script.removeprefix("window.REPODAILY_INDEX = ").rstrip().rstrip(";"))
+    texts = [text for commit in index["commits"] for text in commit[3:5]]
+    assert len(texts) == 2 * len(report.commits) and any("Fix the \ufffdgnp.exe" in text for text in texts)
+    assert [
+        text for text in texts if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
+    ] == []
+
+
+def test_a_page_that_cannot_be_written_fails_in_one_line_and_leaves_no_half_page(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public = tmp_path / "public"
+    (public / "index.html").mkdir(parents=True)  # a directory where the home page goes: no file replaces it
+    (public / "index.html" / "keep").write_text("mine\n")
+    result = CliRunner().invoke(main, ["site", str(public), "--config", str(config)])
+    assert (result.exit_code, result.stdout) == (3, "")
+    assert result.stderr.startswith(f"repodaily: error: cannot write {public / 'index.html'}: ")
+    assert result.stderr.count("\n") == 1
+    assert [p for p in public.rglob("*") if p.name.startswith(".tmp-")] == []
 
 
 def test_english_sites_read_the_english_reports(tmp_path):

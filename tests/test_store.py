@@ -1,4 +1,7 @@
 import sqlite3
+import subprocess
+import sys
+import time
 from datetime import UTC, date, datetime
 
 import pytest
@@ -65,6 +68,64 @@ def test_oldest_schema_upgrades_in_place_and_keeps_data(tmp_path):
         run_id = store.start_run("run")
         store.record_report(run_id, "o/r", date(2026, 2, 9), 3, 0, ["x.md"])
         store.finish_run(run_id, {"reports": 1})
+
+
+def _fill_disk_during_migrations(path, pages: int) -> bool:
+    """Migrate ``path`` on a disk that holds ``pages`` pages (SQLite's own cap); whether it ran out."""
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA max_page_count = {pages}")
+    try:
+        migrate(db)
+    except sqlite3.OperationalError as exc:
+        assert "full" in str(exc)
+        return True
+    finally:
+        db.close()
+    return False
+
+
+def test_a_migration_cut_short_by_a_full_disk_is_redone_whole(tmp_path):
+    # Each cap runs out at another step; whichever it is, the next open migrates the rest.
+    ran_out = 0
+    for pages in range(2, 16):
+        directory = tmp_path / str(pages)
+        directory.mkdir()
+        ran_out += _fill_disk_during_migrations(directory / DB_FILE_NAME, pages)
+        with Store(directory) as store:
+            store.put_analysis("o/r", "a" * 40, _analysis())
+            assert store.count_analyses() == 1
+    assert ran_out >= 5
+
+
+def test_a_store_from_a_newer_release_is_refused_not_used(tmp_path):
+    with Store(tmp_path):
+        pass
+    with sqlite3.connect(tmp_path / DB_FILE_NAME) as db:
+        db.execute("INSERT INTO _migrations VALUES ('m999_tomorrow', 'later')")
+    with pytest.raises(StoreError, match=r"written by a newer repodaily \(schema m999_tomorrow\)"):
+        Store(tmp_path)
+
+
+# Each process imports the store, then waits for the same instant to open it, as overlapping cron jobs may.
+_OPEN_AT = """
+import sys, time
+from repodaily.store import Store
+time.sleep(max(0.0, float(sys.argv[2]) - time.time()))
+Store(sys.argv[1]).close()
+"""
+
+
+def test_runs_opening_a_new_store_at_once_take_turns_at_its_migrations(tmp_path):
+    for attempt in range(3):
+        at = str(time.time() + 2)
+        opening = [
+            subprocess.Popen([sys.executable, "-c", _OPEN_AT, str(tmp_path / str(attempt)), at], stderr=subprocess.PIPE)
+            for _ in range(4)
+        ]
+        errors = [process.communicate(timeout=60)[1].decode() for process in opening]
+        assert [process.returncode for process in opening] == [0] * 4, errors
+        with Store(tmp_path / str(attempt)) as store:
+            assert store.count_analyses() == 0
 
 
 def test_unusable_cache_directory_is_a_store_error(tmp_path):

@@ -95,6 +95,20 @@ def test_digest_prints_markdown_and_writes_each_format(stored, tmp_path):
     assert page_problems((tmp_path / "demo-org" / "inferno" / f"{week}.html").read_text()) == []
 
 
+def test_a_digest_that_cannot_be_written_keeps_the_old_file_and_is_a_failed_write(stored, tmp_path):
+    config, _ = stored
+    week = week_of(DEMO_DAY)
+    where = tmp_path / "demo-org" / "inferno"
+    where.mkdir(parents=True)
+    (where / f"{week}.md").mkdir()  # a directory where the file goes: the write fails after it began
+    (where / f"{week}.md" / "keep").write_text("mine\n")
+    args = ["digest", "--config", str(config), "--week", week, "--output", str(tmp_path)]
+    result = CliRunner().invoke(main, args)
+    assert (result.exit_code, result.stdout, result.stderr.count("\n")) == (3, "", 1)
+    assert result.stderr.startswith(f"repodaily: error: cannot write {where / f'{week}.md'}: ")
+    assert sorted(p.name for p in where.iterdir()) == [f"{week}.md"]  # no half-written file beside it
+
+
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_the_hostile_corpus_in_a_week_renders_inert(language):
     digest = build_weekly([hostile_report(language=language)], week_of(date(2026, 3, 2)))

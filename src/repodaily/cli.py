@@ -47,7 +47,8 @@ from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
-from repodaily.redact import RedactingFormatter, Redactor
+from repodaily.publish.files import write_atomic
+from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal_text
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
@@ -67,7 +68,11 @@ R = TypeVar("R")
 
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
-    click.echo(_log_format.redactor(text), err=err, nl=nl)
+    # A line for people on stderr carries servers' and commits' words (an error's reason) as the log
+    # does, so it is one line and shows their controls as the log does; stdout carries reports, whose
+    # bytes are theirs.
+    text = _log_format.redactor(text)
+    click.echo(terminal_text(single_line(text)) if err else text, err=err, nl=nl)
 
 
 def _guard(config: Config, *also: BaseModel) -> Redactor:
@@ -78,8 +83,7 @@ def _guard(config: Config, *also: BaseModel) -> Redactor:
 
 def _error(message: str) -> None:
     """One line on stderr whatever the message holds: scripts and log scrapers read it line by line."""
-    line = " ".join(part.strip() for part in message.splitlines() if part.strip())
-    _echo(f"repodaily: error: {line}", err=True)
+    _echo(f"repodaily: error: {message}", err=True)
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -154,6 +158,12 @@ class _Repodaily(click.Group):
         # Here rather than in main(): click turns a broken pipe into exit 1 before main() sees it.
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            # Before click sees it: click writes a blank line first, to close a terminal's "^C"
+            # echo, and a log of a job without a terminal would get it as a line of its own.
+            if sys.stderr.isatty():
+                _echo("", err=True)
+            _fail("interrupted", EXIT_INTERRUPTED)
         except BrokenPipeError:
             # The reader of stdout went away (`| head -1`): nobody is left to tell, and the
             # interpreter must not fail again flushing what is still buffered for it.
@@ -552,11 +562,7 @@ def weekly_digest(
         return
     for digest in digests:
         path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render_weekly(digest, fmt, templates_dir=templates), encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"--output {output}: cannot write {path}: {exc.strerror or exc}") from exc
+        write_atomic(path, render_weekly(digest, fmt, templates_dir=templates))  # the old file or the whole new one
         _echo(str(path))
 
 

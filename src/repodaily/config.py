@@ -34,6 +34,14 @@ CONFIG_FILE_NAME = "repodaily.toml"
 _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
 
 
+def is_repo_name(value: str) -> bool:
+    """Whether ``value`` is an ``OWNER/REPO``, as a config names one and a source may find one in a URL.
+
+    "." and ".." name no repository, and in a path template they would climb out of the output directory.
+    """
+    return bool(_REPO_NAME_RE.fullmatch(value)) and not {".", ".."} & set(value.split("/"))
+
+
 def _no_nul(value: str) -> str:
     # TOML can spell a NUL ("\u0000"); no file system takes one, so refuse it here, not at the first write.
     if "\x00" in value:
@@ -77,7 +85,7 @@ class RepoConfig(_Section):
     @field_validator("name")
     @classmethod
     def _owner_slash_repo(cls, value: str | None) -> str | None:
-        if value is not None and not _REPO_NAME_RE.fullmatch(value):
+        if value is not None and not is_repo_name(value):
             raise ValueError(f"{value!r} is not OWNER/REPO")
         return value
 
@@ -181,6 +189,17 @@ class Config(_Section):
         default_factory=list, description="Delivery targets; none means the files publisher at [output]."
     )
     repos: list[RepoConfig] = Field(default_factory=list)
+
+    @field_validator("repos")
+    @classmethod
+    def _one_entry_per_name(cls, value: list[RepoConfig]) -> list[RepoConfig]:
+        # A name keys a repository's reports, files, ledger and cache: two entries sharing one
+        # would overwrite each other's reports and send the same day twice.
+        names = [repo.name for repo in value if repo.name]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"two [[repos]] entries are named {', '.join(map(repr, twice))}: give each its own `name`")
+        return value
 
     @field_validator("timezone")
     @classmethod

@@ -8,6 +8,12 @@ reader sees — the report without its ``run`` block (timings, calls, what was
 cached) and the formats sent — so a rerun that only differs in how long it took
 counts as the same content.
 
+Two runs on one cache (a cron job still running when the next starts, a manual
+run during the scheduled one) would each find the ledger without a delivery and
+both send it; each target's check, send and record is therefore done holding an
+advisory lock on a file beside the store, so the later run waits, then finds the
+delivery recorded. The lock dies with its process: a killed run never holds it.
+
 A publisher whose deliveries are *repeatable* (its ``repeatable`` attribute is
 true: writing a file again with the same bytes, printing to stdout) is not held
 back by the ledger: repeating it changes nothing a reader could notice twice,
@@ -16,13 +22,21 @@ and a user who deleted a report file expects a rerun to write it again.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import date
 from typing import Literal
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no advisory locks; runs on one cache must not overlap there
+    fcntl = None  # type: ignore[assignment]  # a module or None; every use checks for None first
 
 from repodaily.errors import RepodailyError
 from repodaily.models import DailyReport
@@ -48,6 +62,8 @@ WEEKLY_LEDGER_SUFFIX = ":weekly"
 log = logging.getLogger(__name__)
 
 Status = Literal["delivered", "already delivered", "would deliver", "failed", "skipped"]
+#: How often a run waiting for another's delivery looks again.
+_LOCK_POLL_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,32 @@ class _Parcel:
     ledger_suffix: str = ""
 
 
+@asynccontextmanager
+async def _ledger_turn(store: Store) -> AsyncIterator[None]:
+    """Hold the store's delivery lock: no other run checks, sends or records a delivery meanwhile.
+
+    The lock is taken without blocking, again and again, so a run waiting for it
+    still answers Ctrl-C. A file system without locks is used without one.
+    """
+    try:
+        fd = os.open(f"{store.path}.deliveries.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:  # the store opened beside it, so this is a file system that takes no such file
+        yield
+        return
+    try:
+        while fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                await asyncio.sleep(_LOCK_POLL_S)  # another run is delivering
+            except OSError:
+                break  # no locks here (some NFS)
+        yield
+    finally:
+        os.close(fd)  # and with it the lock
+
+
 async def _hand_out(
     parcel: _Parcel,
     targets: Sequence[Target],
@@ -119,32 +161,42 @@ async def _hand_out(
     """Give ``parcel`` to every target by ``send`` (None: it does not take this kind), past the ledger."""
     results = []
     for target in targets:
-        ledger = target.name + parcel.ledger_suffix
-        if not (dry_run or force or target.repeatable) and store.delivered(
-            ledger, parcel.repo, parcel.day, parcel.digest
-        ):
-            results.append(TargetResult(target.name, parcel.repo, parcel.day, "already delivered"))
-            continue
-        try:
-            sending = send(target)
-            if sending is None:
-                results.append(
-                    TargetResult(target.name, parcel.repo, parcel.day, "skipped", error="takes no weekly digest")
-                )
-                continue
-            delivery = await sending
-        except BrokenPipeError:
-            raise  # our own stdout is gone: nobody is left to deliver to
-        except Exception as exc:  # whatever one target raises, the others still get it
-            log.debug("delivery of %s %s to %s failed", parcel.repo, parcel.day, target.name, exc_info=exc)
-            reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
-            results.append(TargetResult(target.name, parcel.repo, parcel.day, "failed", error=reason))
-            continue
-        if not dry_run:
-            store.record_delivery(ledger, parcel.repo, parcel.day, parcel.digest, delivery.locations)
-        status: Status = "would deliver" if dry_run else "delivered"
-        results.append(TargetResult(target.name, parcel.repo, parcel.day, status, delivery=delivery))
+        if dry_run or target.repeatable:
+            results.append(await _hand_to(parcel, target, store, send, dry_run=dry_run, force=force))
+        else:
+            async with _ledger_turn(store):
+                results.append(await _hand_to(parcel, target, store, send, dry_run=dry_run, force=force))
     return results
+
+
+async def _hand_to(
+    parcel: _Parcel,
+    target: Target,
+    store: Store,
+    send: Callable[[Target], Awaitable[Delivery] | None],
+    *,
+    dry_run: bool,
+    force: bool,
+) -> TargetResult:
+    """Give ``parcel`` to one target, past the ledger, and record it; a failure is the result, not raised."""
+    ledger = target.name + parcel.ledger_suffix
+    if not (dry_run or force or target.repeatable) and store.delivered(ledger, parcel.repo, parcel.day, parcel.digest):
+        return TargetResult(target.name, parcel.repo, parcel.day, "already delivered")
+    try:
+        sending = send(target)
+        if sending is None:
+            return TargetResult(target.name, parcel.repo, parcel.day, "skipped", error="takes no weekly digest")
+        delivery = await sending
+    except BrokenPipeError:
+        raise  # our own stdout is gone: nobody is left to deliver to
+    except Exception as exc:  # whatever one target raises, the others still get it
+        log.debug("delivery of %s %s to %s failed", parcel.repo, parcel.day, target.name, exc_info=exc)
+        reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
+        return TargetResult(target.name, parcel.repo, parcel.day, "failed", error=reason)
+    if not dry_run:
+        store.record_delivery(ledger, parcel.repo, parcel.day, parcel.digest, delivery.locations)
+    status: Status = "would deliver" if dry_run else "delivered"
+    return TargetResult(target.name, parcel.repo, parcel.day, status, delivery=delivery)
 
 
 def week_hash(digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> str:

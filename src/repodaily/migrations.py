@@ -10,6 +10,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+
+class NewerSchema(Exception):
+    """The store has migrations this release lacks: a newer repodaily wrote it."""
+
+    def __init__(self, unknown: list[str]) -> None:
+        super().__init__(
+            f"written by a newer repodaily (schema {', '.join(unknown)}); upgrade repodaily or use another cache_dir"
+        )
+
+
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = []
 
@@ -151,16 +161,41 @@ def m007_reports(db: sqlite3.Connection) -> None:
 
 
 def migrate(db: sqlite3.Connection) -> list[str]:
-    """Apply every migration not yet recorded; return the names applied."""
+    """Apply every migration not yet recorded; return the names applied.
+
+    Each migration and its record are one transaction: Python's ``sqlite3``
+    commits a ``CREATE TABLE`` the moment it runs unless a transaction is open,
+    so a migration cut short (a full disk, a kill) would leave its tables behind
+    an unrecorded name, and every later open would fail on "already exists".
+    The transaction takes the write lock as it begins, and the record is read
+    again under it: two runs opening a new store at once (an overlapping cron
+    job) take turns, and the second finds the first one's migrations applied.
+    A store holding migrations this release does not know was written by a newer
+    one, whose tables this one would misread: it is refused, not used.
+    """
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
     applied: list[str] = []
     for function in MIGRATIONS:
         name = function.__name__
-        if name in done:
-            continue
-        with db:
-            function(db)
-            db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
-        applied.append(name)
+        if name in _recorded(db):
+            continue  # read without a lock first: the usual open has nothing to apply and takes none
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            if name not in _recorded(db):
+                function(db)
+                db.execute("INSERT INTO _migrations (name, applied_at) VALUES (?, datetime('now'))", (name,))
+                applied.append(name)
+        except BaseException:
+            db.rollback()
+            raise
+        db.commit()
     return applied
+
+
+def _recorded(db: sqlite3.Connection) -> set[str]:
+    """The migrations the store records; one this release does not know is refused (:class:`NewerSchema`)."""
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    unknown = sorted(done - {function.__name__ for function in MIGRATIONS})
+    if unknown:
+        raise NewerSchema(unknown)
+    return done

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.config import Config, RepoConfig
+from repodaily.config import Config, RepoConfig, is_repo_name
 from repodaily.context.base import ContextSource, ContextSourceContext, DayContext
 from repodaily.context.budget import build_input
 from repodaily.context.repository import describe_repository, primary_language
@@ -168,8 +168,10 @@ def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
     """Fill in owner/name from what the source found (a URL, a clone's origin) when the config left it out."""
     if repo.name:
         return repo
-    if not found:
-        raise ConfigError(f"cannot tell owner/repo for {repo.label!r}; give it with --name or `name =`")
+    if not found or not is_repo_name(found):
+        # A URL, or a clone's origin, may end in anything ("../..", "a b/c"): only a real name is taken.
+        seen = f" ({found!r} is not one)" if found else ""
+        raise ConfigError(f"cannot tell owner/repo for {repo.label!r}{seen}; give it with --name or `name =`")
     return repo.model_copy(update={"name": found})
 
 
@@ -246,6 +248,8 @@ class Pipeline:
         self.progress: ProgressSink = progress or _NoProgress()
         # The bound on commits in analysis, shared by every repository of a run; one per event loop.
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        # Which configured entry each repository name was read for: one entry per name in a run.
+        self._entries: dict[str, RepoConfig] = {}
 
     # -- analyzers, per repository
 
@@ -558,12 +562,23 @@ class Pipeline:
             self.store.put_report(report)  # what `site` and `digest` read, redacted on the way in
             yield report
 
+    def _claim(self, entry: RepoConfig, named: RepoConfig) -> None:
+        """Take ``named``'s name for ``entry``; a name the source found (a URL's, a clone's origin) may be another's."""
+        assert named.name is not None
+        first = self._entries.setdefault(named.name, entry)
+        if first != entry:
+            raise ConfigError(
+                f"{entry.label!r} is {named.name}, as {first.label!r} is: give each [[repos]] entry a `name`"
+            )
+
     async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
         """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.
 
         Git's work runs in a worker thread (see :meth:`iter_reports`).
         """
-        source, repo, _ = await asyncio.to_thread(self.open_source, repo)
+        source, named, _ = await asyncio.to_thread(self.open_source, repo)
+        self._claim(repo, named)
+        repo = named
         assert repo.name is not None
         analyzer = self.analyzers_for(repo.name, repo.conventions)[0]
         days_stream = self.collect(source, days)

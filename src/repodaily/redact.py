@@ -21,18 +21,22 @@ secret can turn into:
 - any piece of these that holds :data:`FRAGMENT_CHARS` characters of the secret
   (twice as many hex digits), which covers truncated echoes and a character
   missing or changed;
-- in any letter case.
+- in any letter case;
+- cut into pieces of any length with white space, line breaks (raw, JSON's ``\n``,
+  HTML's ``<br>``) or zero-width characters between them, as a model asked to
+  write it a few characters a line would.
 
 Values shorter than :data:`MIN_SECRET_CHARS` are not registered: at that length
 they are words, and masking them would mangle ordinary text. A secret shorter
 than a fragment is masked only whole.
 
 The patterns are compiled once per set of secrets, and a call costs a few regex
-scans however many secrets and forms there are (tens of milliseconds for a
+scans however many secrets and forms there are (a tenth of a second or two for a
 megabyte). One finds the escapes that stand for a character some secret
 contains (or a backslash) and decodes them into a *view* of the text that
 remembers where each of its characters came from; a view with escapes left (an
-escape escaped again) is decoded once more. The text and each view are searched
+escape escaped again) is decoded once more, and a last view leaves out the
+separators between pieces. The text and each view are searched
 for short anchors, chosen so that every fragment of every form holds one. Each
 hit is extended character by character along its form and, when long enough,
 the characters of the original text it came from are replaced by :data:`MASK`.
@@ -46,12 +50,21 @@ import html
 import logging
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from html.entities import html5
 
 from repodaily.controls import controls_except
 
-__all__ = ["FRAGMENT_CHARS", "MASK", "MIN_SECRET_CHARS", "NO_SECRETS", "RedactingFormatter", "Redactor"]
+__all__ = [
+    "FRAGMENT_CHARS",
+    "MASK",
+    "MIN_SECRET_CHARS",
+    "NO_SECRETS",
+    "RedactingFormatter",
+    "Redactor",
+    "single_line",
+    "terminal_text",
+]
 
 MASK = "[redacted]"
 #: Shorter values are never registered as secrets.
@@ -206,19 +219,45 @@ def _node_pattern(node: _Trie) -> str:
     return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
 
 
-class _View:
-    """``text`` with the escaped characters decoded, and the way back to ``text``'s positions."""
+# What may stand between the pieces of a secret cut up to slip past a search for it: line breaks and
+# other white space, zero-width characters, a JSON string's escaped line breaks, an HTML line break.
+_SEPARATORS = r"(?:[\s\u200b-\u200d\u2060\ufeff]|\\[nrt]|<br\s*/?>)+"
+_SEPARATOR_RUNS = re.compile(_SEPARATORS, re.IGNORECASE)
+# A run and the character after it, which the run's view keeps.
+_SEPARATED = re.compile(_SEPARATORS + "(.)", re.DOTALL | re.IGNORECASE)
 
-    def __init__(self, text: str, escapes: re.Pattern[str]) -> None:
+
+def _unescaped(match: re.Match[str]) -> str:
+    return _unescape(match.group())
+
+
+def _after_separators(match: re.Match[str]) -> str:
+    return match.group(1)
+
+
+class _View:
+    """``text`` with each match of a pattern decoded into one character, and the way back to ``text``'s positions.
+
+    The escapes of :func:`_escapes_pattern` decode into the character each stands
+    for; the runs of :data:`_SEPARATED` into the character after them, so the
+    pieces of a secret split over lines (a model asked to write it six
+    characters a line) read as the secret again.
+    """
+
+    def __init__(
+        self, text: str, escapes: re.Pattern[str], decode: Callable[[re.Match[str]], str] = _unescaped
+    ) -> None:
         self._at: list[int] = []  # where each decoded escape sits in the view
         self._spans: list[tuple[int, int]] = []  # and where it came from in the text
         pieces: list[str] = []
         done = shrunk = 0
         for match in escapes.finditer(text):
             start, end = match.span()
-            pieces += [text[done:start], _unescape(match.group())]
+            pieces += [text[done:start], decode(match)]
             self._at.append(start - shrunk)
-            self._spans.append((start, end))
+            # A character kept after separators came from itself alone: a mask starting there
+            # leaves the line break before it (the group), as it leaves the text before an escape.
+            self._spans.append((match.start(1) if escapes.groups else start, end))
             shrunk += end - start - 1
             done = end
         self.text = "".join([*pieces, text[done:]]) if self._spans else text
@@ -314,11 +353,21 @@ class Redactor:
         while len(views) < _DECODING_ROUNDS and (view := _View(current, escapes)).text is not current:
             views.append(view)
             current = view.text
-            for span in self._fragments(_lower(current), anchors):
-                for layer in reversed(views):
-                    span = layer.source(*span)
-                spans.append(span)
+            spans += self._traced(views, anchors)
+        # The separators are taken out by one substitution first; the view that maps positions back
+        # costs a step per separator, so it is built only for a text where the pieces do join up.
+        joined = _SEPARATOR_RUNS.sub("", current)
+        if joined != current and next(self._fragments(_lower(joined), anchors), None):
+            views.append(_View(current, _SEPARATED, _after_separators))
+            spans += self._traced(views, anchors)
         return _masked(text, spans) if spans else text
+
+    def _traced(self, views: list[_View], anchors: re.Pattern[str]) -> Iterator[tuple[int, int]]:
+        """The fragments in the last of ``views``, as spans of the text the first was made from."""
+        for span in self._fragments(_lower(views[-1].text), anchors):
+            for layer in reversed(views):
+                span = layer.source(*span)
+            yield span
 
     def _fragments(self, text: str, anchors: re.Pattern[str]) -> Iterator[tuple[int, int]]:
         """Spans of ``text`` long enough to be a fragment of some form, each around an anchor."""
@@ -339,18 +388,34 @@ NO_SECRETS = Redactor()
 _TERMINAL_CONTROL = controls_except("\t\n")
 
 
+def single_line(text: str) -> str:
+    """``text`` as one line: its lines (by every boundary ``str.splitlines`` knows) stripped and joined by a space."""
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal shows it without acting on it: every control but the tab and line feed as U+FFFD."""
+    return _TERMINAL_CONTROL.sub("\ufffd", text)
+
+
 class RedactingFormatter(logging.Formatter):
     """A log formatter whose every line passes through :attr:`redactor`: message, arguments, traceback alike.
 
     Text from commits, servers and models reaches log lines (an error's reason),
     so control characters other than the tab and the line feed are shown as
-    U+FFFD. The redactor can be replaced once the secrets are known (after the
-    config is read).
+    U+FFFD, and a message is one line whatever its reason holds (a validation
+    error's lines, a server's body): a line of its own would read as another
+    record, or as a forged one. Only a traceback (``-vv``) runs over several.
+    The redactor can be replaced once the secrets are known (after the config
+    is read).
     """
 
     def __init__(self, fmt: str, redactor: Redactor = NO_SECRETS) -> None:
         super().__init__(fmt)
         self.redactor = redactor
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return single_line(super().formatMessage(record))
+
     def format(self, record: logging.LogRecord) -> str:
-        return _TERMINAL_CONTROL.sub("\ufffd", self.redactor(super().format(record)))
+        return terminal_text(self.redactor(super().format(record)))

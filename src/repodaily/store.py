@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,11 +27,13 @@ from typing import Any
 
 from repodaily.context.base import CachedAnswer
 from repodaily.errors import StoreError
-from repodaily.migrations import migrate
+from repodaily.migrations import NewerSchema, migrate
 from repodaily.models import Analysis, DailyReport, Highlight
 from repodaily.redact import NO_SECRETS, Redactor
 
 DB_FILE_NAME = "repodaily.db"
+# How long a write waits for another run's (and a new store's WAL switch for another's).
+_BUSY_TIMEOUT_S = 30.0
 _SQLITE_MAX_VARIABLES = 900
 # What reading a bad row raises: pydantic's ValidationError and json's JSONDecodeError are
 # ValueErrors; a value of the wrong SQLite type (a number, NULL) gives a TypeError.
@@ -45,6 +48,23 @@ def _store_errors(path: Path) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         raise StoreError(f"{path}: store error: {exc}") from exc
+
+
+def _write_ahead_log(db: sqlite3.Connection) -> None:
+    """Put the store in WAL mode, waiting for another run that opens a new store at the same moment.
+
+    Switching a new file's journal needs it alone, and SQLite answers "locked" at
+    once rather than waiting its busy timeout, so the wait is here.
+    """
+    deadline = time.monotonic() + _BUSY_TIMEOUT_S
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _first_line(error: Exception) -> str:
@@ -75,11 +95,11 @@ class Store:
         except OSError as exc:
             raise StoreError(f"cache directory {cache_dir} is not usable: {exc.strerror or exc}") from exc
         try:
-            self._db = sqlite3.connect(self.path, timeout=30)
-            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S)
+            _write_ahead_log(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
             migrate(self._db)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, NewerSchema) as exc:
             raise StoreError(f"{self.path}: cannot open the store: {exc}") from exc
 
     def close(self) -> None:

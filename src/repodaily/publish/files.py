@@ -66,9 +66,12 @@ class FilesSettings(BaseModel):
     @field_validator("path")
     @classmethod
     def _known_fields(cls, value: str) -> str:
-        filled = check_template(value, "path template")
-        if not Path(filled).name:
+        filled = Path(check_template(value, "path template"))
+        if not filled.name:
             raise ValueError("the path template must end in a file name")
+        if filled.is_absolute() or ".." in filled.parts:
+            # Said when the config is read, not at the first report's write: no field can bring it back in.
+            raise ValueError("the path template leaves the output directory (an absolute path, or '..')")
         return value
 
 

@@ -23,6 +23,7 @@ from datetime import datetime, time
 from email.utils import format_datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from repodaily.controls import controls_except
 from repodaily.models import DailyReport, Importance
 from repodaily.render.labels import LABELS
 from repodaily.render.markdown import commit_title
@@ -34,8 +35,10 @@ __all__ = ["FEED_ITEMS", "atom_feed", "day_time", "rss_feed"]
 FEED_ITEMS = 60
 ATOM = "http://www.w3.org/2005/Atom"
 _NAMED = 8
-# What XML 1.0 cannot carry at all: ElementTree would write it and break the feed.
-_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# The controls a feed reader would act on instead of showing; the whitespace XML keeps stays.
+_CONTROL = controls_except("\t\n\r")
+# What XML 1.0 cannot carry at all (ElementTree would write it and break the feed), and those controls.
+_NOT_SHOWN = re.compile(f"[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|{_CONTROL.pattern}")
 
 
 def day_time(report: DailyReport) -> datetime:
@@ -90,7 +93,7 @@ def _xml(root: ET.Element) -> bytes:
 def _text(parent: ET.Element, tag: str, text: str, **attributes: str) -> ET.Element:
     """A child element holding ``text``; characters XML 1.0 cannot hold (NUL, most controls) shown as U+FFFD."""
     element = ET.SubElement(parent, tag, attributes)
-    element.text = _NOT_XML.sub("\ufffd", text)
+    element.text = _NOT_SHOWN.sub("\ufffd", text)
     return element
 
 

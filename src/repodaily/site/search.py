@@ -6,7 +6,9 @@ A browser refuses ``fetch()`` of a local file, so a site opened from
 commit is one array (page, anchor, short SHA, title, one line, importance,
 type, flags as bits), pages and repositories are listed once and referred to
 by position. It is data for ``site.js``, which shows it with ``textContent``
-only, so no text in it can become markup.
+only, so no text in it can become markup; its control characters (a bidi
+override that would reverse the result list's text after it, a terminal escape)
+are U+FFFD already, as on the pages.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from repodaily.controls import controls_except
 from repodaily.models import DailyReport
 from repodaily.render.anchors import commit_anchor
 from repodaily.render.markdown import commit_title
@@ -24,6 +27,7 @@ ONE_LINE_CHARS = 160
 #: The bits of a commit's flags in the index, as ``site.js`` reads them.
 FLAG_BITS = {"breaking": 1, "security": 2, "user_facing": 4}
 INDEX_VERSION = 1
+_CONTROL = controls_except("\t\n\r")  # the whitespace a page shows as a space
 
 
 @dataclass(frozen=True)
@@ -40,6 +44,10 @@ def _flags(report: DailyReport, index: int) -> int:
     return sum(bit for name, bit in FLAG_BITS.items() if getattr(flags, name))
 
 
+def _shown(text: str) -> str:
+    return _CONTROL.sub("\ufffd", text)
+
+
 def _clipped(text: str) -> str:
     return text if len(text) <= ONE_LINE_CHARS else text[: ONE_LINE_CHARS - 1] + "…"
 
@@ -52,8 +60,8 @@ def search_index_script(repos: Sequence[str], days: Sequence[IndexedDay]) -> str
             page,
             commit_anchor(commit.short_sha),
             commit.short_sha,
-            commit_title(commit),
-            _clipped(commit.analysis.one_line),
+            _shown(commit_title(commit)),
+            _shown(_clipped(commit.analysis.one_line)),
             commit.analysis.importance.value,
             commit.analysis.type.value,
             _flags(day.report, position),

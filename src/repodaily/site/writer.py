@@ -6,7 +6,8 @@ The next build skips rendering a page whose key is unchanged and whose file
 still holds those bytes; it writes a file only when its bytes differ; and it
 removes only files the manifest says an earlier build wrote and this one no
 longer makes (a repository no longer watched). Files it never wrote are left
-alone.
+alone. A directory that cannot be made is the user's to fix (exit code 2); a
+file that cannot be written or removed is a failed write (exit code 3).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from repodaily.errors import ConfigError
+from repodaily.errors import ConfigError, PublishError
 
 MANIFEST = ".repodaily-site.json"
 
@@ -89,12 +90,20 @@ class SiteWriter:
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
+        except OSError as exc:
+            raise PublishError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        try:
             with os.fdopen(handle, "wb") as stream:
                 stream.write(data)
             os.chmod(temporary, 0o644)
             os.replace(temporary, target)
-        except OSError as exc:
-            raise ConfigError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        except BaseException as exc:
+            # A full disk, a directory in the page's place, Ctrl-C: the half-written page, which no
+            # manifest names and no later build would remove, must not be published with the site.
+            Path(temporary).unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise PublishError(f"cannot write {target}: {exc.strerror or exc}") from exc
+            raise
         return True
 
     def finish(self) -> WriteSummary:
@@ -106,7 +115,7 @@ class SiteWriter:
             except FileNotFoundError:
                 pass
             except OSError as exc:
-                raise ConfigError(f"cannot remove {self.root / path}: {exc.strerror or exc}") from exc
+                raise PublishError(f"cannot remove {self.root / path}: {exc.strerror or exc}") from exc
         manifest = (json.dumps({"files": self._now}, indent=0, sort_keys=True) + "\n").encode()
         self._put(MANIFEST, manifest, _digest(manifest))
         return self.summary

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from repodaily.errors import ConfigError
+from repodaily.tables import describe
 
 __all__ = ["DEFAULT_BASE_URL", "EndpointSettings", "LLMConfig", "LLMSettings", "settings_from_env"]
 
@@ -68,7 +70,16 @@ class EndpointSettings(_Settings):
 
     @field_validator("base_url")
     @classmethod
-    def _no_trailing_slash(cls, value: str) -> str:
+    def _http_url(cls, value: str) -> str:
+        # Refused here, not by the first request of every commit (each one degraded); the message
+        # leaves the value out, since its user:password@ may be the key and no redactor knows it yet.
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - reading it checks it
+        except ValueError:
+            raise ValueError("not a URL") from None
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("not an http(s) URL with a host")
         return value.rstrip("/")
 
     def timeout_for(self, prompt_tokens: int) -> float:
@@ -134,5 +145,8 @@ def settings_from_env(environ: Mapping[str, str], *, language: Literal["zh", "en
         return None
     if not model:
         raise ConfigError("LLM_BASE_URL is set but LLM_MODEL is not: name the model to ask")
-    endpoint = EndpointSettings(name="env", base_url=base_url or DEFAULT_BASE_URL, model=model)
+    try:
+        endpoint = EndpointSettings(name="env", base_url=base_url or DEFAULT_BASE_URL, model=model)
+    except ValidationError as exc:
+        raise ConfigError(describe(exc, "LLM_BASE_URL/LLM_MODEL")) from None
     return LLMSettings(endpoints=[endpoint], language=language)

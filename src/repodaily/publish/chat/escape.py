@@ -21,11 +21,13 @@ from __future__ import annotations
 import re
 from urllib.parse import quote, urlsplit
 
+from repodaily.controls import controls_except
+
 __all__ = ["clip", "defang", "link_target", "markdown", "one_line", "plain", "slack", "slack_link_target"]
 
 _ZERO_WIDTH_SPACE = "\u200b"
-# Every control character, line and paragraph separator: a message line stays one line.
-_BREAKS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+# Every control character (bidi scopes too), line and paragraph separator: a message line stays one line.
+_BREAKS = re.compile(f"(?:{controls_except().pattern}|[\u2028\u2029])+")
 _SPACES = re.compile(r"\s+")
 # Where a client would start an automatic link: scheme:// and //host, www., user@host.
 _AUTOLINK = re.compile(r"(?<=/)(?=/)|(?<![A-Za-z0-9][Ww]{3})(?<=[Ww]{3})(?=\.)|(?<=[\w.+-])(?=@\w)")

@@ -7,7 +7,10 @@ packed in order, as many as fit in each part. A heading never stands inside a
 code fence or a table, so no cut falls in one, and each part is Markdown on its
 own. Only a section longer than a whole part (the commit table of a day with a
 thousand commits) is cut between its lines instead: a table between its rows,
-its header repeated at the top of the next part; a code fence never.
+its header repeated at the top of the next part; a code fence never. A line
+that fits in no part even alone (a commit whose message is a megabyte, in a
+table row or a heading) is cut short with an ellipsis, where it tears no
+escape, entity or tag: one commit's text must not keep a day from its issue.
 
 The report links to its own anchors: the table of contents to commit sections
 and group headings, the day's links to commits. A link whose target lands in
@@ -52,6 +55,9 @@ _DESTINATION = re.compile(r"\]\((#[^()\s]*)\)")
 _SPECIAL = re.compile(r"[\\`\]<]")
 _BACKTICKS = re.compile(r"`+")
 _ESCAPABLE = frozenset(string.punctuation)
+# What a line cut short must not end in: backslashes (the last would escape the ellipsis), the start
+# of an entity (HTML reads "&lt" without its ";") or of a tag.
+_TORN = re.compile(r"(?:\\+|&[#\w]{0,12}|<[^<>]{0,80})\Z")
 
 
 @functools.cache
@@ -118,6 +124,24 @@ def _inline(text: str) -> tuple[list[tuple[int, int, str]], list[str], str]:
     return links, anchors, html.unescape("".join(shown))
 
 
+def _cut(line: str, longest: int) -> str:
+    """``line`` cut to at most ``longest`` characters, an ellipsis last, at no escape, entity or tag it would tear."""
+    kept = line[: max(longest - 2, 0)]  # room for the ellipsis and the line's end
+    if torn := _TORN.search(kept):
+        kept = kept[: torn.start()]
+    return kept + "…" + ("\n" if line.endswith("\n") else "")
+
+
+def _read_inline(line: _Line) -> None:
+    """Find the links, anchors and heading of a line outside a fence."""
+    body = line.text.rstrip("\n")
+    line.links, line.anchors, _ = _inline(body)
+    line.anchor_only = bool(line.anchors) and bool(_ANCHOR_LINE.fullmatch(body))
+    if heading := _HEADING.match(body):
+        line.heading = True
+        line.shown = _inline(_CLOSING_HASHES.sub("", body[heading.end() :]).strip())[2]
+
+
 def _read(text: str) -> list[_Line]:
     """Every line of ``text``, its fences, headings, links and anchors found."""
     lines = [_Line(raw) for raw in _LINE.findall(text)]
@@ -136,11 +160,7 @@ def _read(text: str) -> list[_Line]:
             line.fenced, line.fence_end = True, len(lines) - 1
             opened = (index, fence.group(1)[0], len(fence.group(1)))
             continue
-        line.links, line.anchors, _ = _inline(body)
-        line.anchor_only = bool(line.anchors) and bool(_ANCHOR_LINE.fullmatch(body))
-        if heading := _HEADING.match(body):
-            line.heading = True
-            line.shown = _inline(_CLOSING_HASHES.sub("", body[heading.end() :]).strip())[2]
+        _read_inline(line)
     return lines
 
 
@@ -167,6 +187,7 @@ class _Document:
 
     def __init__(self, text: str, href_room: int) -> None:
         self.lines = _read(text)
+        self._href_room = href_room
         #: Where each target is defined: an explicit anchor, or a heading by its GitHub slug. The first wins.
         self.targets: dict[str, int] = {}
         #: The slug GitHub gives each heading line in the whole report.
@@ -178,11 +199,33 @@ class _Document:
             if line.heading:
                 self.slugs[index] = github_slug(line.shown, seen)
                 self.targets.setdefault(self.slugs[index], index)
-        self.sizes = [
-            len(line.text)
-            + sum(max(href_room - (end - start), 0) for start, end, target in line.links if target in self.targets)
-            for line in self.lines
-        ]
+        self.sizes = [self._size(line) for line in self.lines]
+
+    def _size(self, line: _Line) -> int:
+        """The line's length once each of its links has the longest href it may get."""
+        growth = (
+            max(self._href_room - (end - start), 0) for start, end, target in line.links if target in self.targets
+        )
+        return len(line.text) + sum(growth)
+
+    def _fit(self, lines: list[int], room: int) -> int:
+        """Cut the longest line of a piece that fits in no part short, so that it fits in ``room``; its new size.
+
+        A fence is never cut: ValueError.
+        """
+        index = max(lines, key=lambda i: self.sizes[i])
+        need = sum(self.sizes[i] for i in lines)
+        line = self.lines[index]
+        allowed = len(line.text) - (need - room)
+        if line.fenced or allowed < 1:
+            raise ValueError(
+                f"line {lines[0] + 1} of the report cannot be cut and is longer than a part "
+                f"({need:,} characters, {room:,} fit)"
+            )
+        line.text = _cut(line.text, allowed)
+        _read_inline(line)
+        self.sizes[index] = self._size(line)
+        return sum(self.sizes[i] for i in lines)
 
     def sections(self) -> list[range]:
         """The report cut before each heading and the anchor lines right above it."""
@@ -260,10 +303,7 @@ class _Document:
                     current = list(repeated)
                     used = sum(self.sizes[i] for i in repeated)
                 if used + need > room:
-                    raise ValueError(
-                        f"line {lines[0] + 1} of the report cannot be cut and is longer than a part "
-                        f"({need:,} characters, {room:,} fit)"
-                    )
+                    need = self._fit(lines, room - used)
                 current, used = current + lines, used + need
         if current:
             parts.append(current)
