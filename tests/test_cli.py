@@ -356,6 +356,16 @@ def test_dry_run_prints_and_writes_nothing(demo_repo, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(("formats", "opening"), [('["md", "json"]', "# "), ('["json", "html"]', "{")])
+def test_stdout_shows_the_first_of_the_configs_formats(demo_repo, tmp_path, formats, opening):
+    """A config written for files (several formats) must not break a quick look at one day on stdout."""
+    config = tmp_path / "repodaily.toml"
+    config.write_text(f"[output]\nformats = {formats}\n", encoding="utf-8")
+    code, out, err = _demo(demo_repo, "--config", str(config))
+    assert code == 0, err
+    assert out.startswith(opening)
+
+
 def test_range_writes_one_file_per_day(demo_repo, tmp_path):
     code, out, err = _invoke(
         "report",

@@ -222,7 +222,11 @@ _DAYS = [
     click.option("--since", metavar="YYYY-MM-DD", help="First day of a range (inclusive)."),
     click.option("--until", metavar="YYYY-MM-DD", help="Last day of a range (inclusive; default yesterday)."),
     click.option("--lang", type=click.Choice(["zh", "en"]), help="Report language (default from config: zh)."),
-    click.option("--analyzer", metavar="NAME", help="Analyzer to use (default from config: heuristic)."),
+    click.option(
+        "--analyzer",
+        metavar="NAME",
+        help="Analyzer to use (default from config: auto, the LLM if an endpoint is configured, else heuristic).",
+    ),
     click.option("--timezone", "tz", metavar="IANA", help="Timezone that cuts the day (default Asia/Shanghai)."),
 ]
 _CONFIG = click.option(
@@ -235,7 +239,7 @@ _OUTPUT = [
         metavar="NAME",
         multiple=True,
         help="Output format, a renderer: md, html or json, or a plugin's; repeat for several with --output "
-        "(default from config: md; stdout takes one).",
+        "(default from config: md; stdout takes one, else the config's first).",
     ),
     click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
     click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
@@ -292,7 +296,13 @@ def _load(config_path: str | None, **flags: Any) -> Config:
         overrides["output"] = output
     if flags.get("stdout"):
         overrides["publish"] = [{"type": "stdout"}]
-    return load_config(find_config_file(config_path, os.environ), overrides=overrides)
+    path = find_config_file(config_path, os.environ)
+    config = load_config(path, overrides=overrides)
+    if flags.get("stdout") and len(config.output.formats) > 1:
+        # The config's formats are for files; without --format, stdout shows the first of them.
+        overrides["output"] = {**output, "formats": config.output.formats[:1]}
+        config = load_config(path, overrides=overrides)
+    return config
 
 
 def _exit_code(summary: RunSummary) -> int:
@@ -650,7 +660,11 @@ def site(outdir: str, only: tuple[str, ...], lang: str | None, base_url: str | N
 @click.option(
     "--name", metavar="OWNER/REPO", help="Repository name (default: taken from the URL or the clone's origin)."
 )
-@click.option("--analyzer", metavar="NAME", help="Analyzer to score (default from config: heuristic).")
+@click.option(
+    "--analyzer",
+    metavar="NAME",
+    help="Analyzer to score (default from config: auto, the LLM if an endpoint is configured, else heuristic).",
+)
 @click.option(
     "--lang", type=click.Choice(["zh", "en"]), help="Language the analyses are written in (part of the cache key)."
 )
