@@ -366,6 +366,23 @@ def test_stdout_shows_the_first_of_the_configs_formats(demo_repo, tmp_path, form
     assert out.startswith(opening)
 
 
+@pytest.mark.parametrize("command", ["report", "run"])
+def test_output_writes_there_instead_of_the_configured_targets(demo_repo, tmp_path, command):
+    """``--output DIR`` is where the user looks next: the config's targets must not take the reports elsewhere."""
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f'[[repos]]\nname = "demo-org/inferno"\npath = "{demo_repo}"\n\n'
+        f'[[publish]]\ntype = "files"\ndir = "{tmp_path / "configured"}"\n',
+        encoding="utf-8",
+    )
+    where = [str(demo_repo), "--name", "demo-org/inferno"] if command == "report" else []
+    day = ["--date", DEMO_DAY.isoformat()]
+    code, _, err = _invoke(command, *where, *day, "--config", str(config), "--output", str(tmp_path / "out"))
+    assert code == 0, err
+    assert [p.name for p in (tmp_path / "out").rglob("*.md")] == [f"{DEMO_DAY.isoformat()}.md"]
+    assert not (tmp_path / "configured").exists()
+
+
 def test_range_writes_one_file_per_day(demo_repo, tmp_path):
     code, out, err = _invoke(
         "report",

@@ -241,7 +241,11 @@ _OUTPUT = [
         help="Output format, a renderer: md, html or json, or a plugin's; repeat for several with --output "
         "(default from config: md; stdout takes one, else the config's first).",
     ),
-    click.option("--output", type=click.Path(file_okay=False), help="Write files under this directory."),
+    click.option(
+        "--output",
+        type=click.Path(file_okay=False),
+        help="Write files under this directory, instead of delivering to the [[publish]] targets.",
+    ),
     click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
     click.option("--force", is_flag=True, help="Deliver again what the targets already have (the ledger says so)."),
 ]
@@ -290,6 +294,8 @@ def _load(config_path: str | None, **flags: Any) -> Config:
     output: dict[str, Any] = {}
     if flags.get("output") is not None:
         output["dir"] = flags["output"]
+        # Asked for files in a directory, and nowhere else: no e-mail or chat post behind the user's back.
+        overrides["publish"] = []
     if flags.get("formats"):
         output["formats"] = list(dict.fromkeys(flags["formats"]))
     if output:
