@@ -48,3 +48,12 @@ def test_the_workflow_keeps_the_store_between_runs_and_saves_it_after_a_failure(
     save = text[text.index("Save mirror clones and the store") :]
     assert "if: always()" in save.split("uses:")[0]
     assert 'repodaily "${args[@]}"' in text and "run --config repodaily.toml" in text
+
+
+def test_the_workflow_passes_the_webhook_under_the_name_the_publisher_reads() -> None:
+    """A secret passed under a name no publisher reads leaves its target failing every night."""
+    from repodaily.publish.chat.settings import FeishuSettings
+
+    passed = set(re.findall(r"^\s+([A-Z_]+): \$\{\{ secrets\.\1 \}\}$", WORKFLOW.read_text(encoding="utf-8"), re.M))
+    assert FeishuSettings().webhook_url_env in passed
+    assert {"GITHUB_TOKEN", "LLM_API_KEY"} <= passed
