@@ -5,9 +5,10 @@ outcomes into exit codes:
 
   0  every report written, every commit analysed as configured
   1  written, but degraded: some analyses fell back, some commits' file contents are missing
-     from the repository, or some repositories failed
+     from the repository, some repositories failed, or a delivery target failed
   2  usage or input error: bad option, date, config, repository or cache directory
-  3  a report could not be rendered or delivered, or an unexpected internal error
+  3  a report could not be rendered or written, a batch command's call to the provider failed, or an
+     unexpected internal error
   130  interrupted (Ctrl-C)
   141  stdout was closed before the report was written (``| head``)
 
@@ -388,8 +389,9 @@ def main(verbose: int) -> None:
     report grouped by importance, in Chinese (default) or English.
 
     Start with `repodaily demo`. Exit codes: 0 ok, 1 degraded (some analyses
-    fell back or a repository failed), 2 usage/input error, 3 rendering or
-    delivery failed (or an internal error), 130 interrupted.
+    fell back, a repository or a delivery target failed), 2 usage/input error,
+    3 a report could not be rendered or written (or an internal error), 130
+    interrupted, 141 stdout closed early (`| head`).
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
     # Until a command has read its config, the credentials known are the environment's.
