@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -711,6 +712,22 @@ def test_a_closed_stdout_ends_quietly_with_exit_141(demo_repo):
     process.stdout.close()  # the reader is gone before the report is written, as `| head -0` would be
     stderr = process.stderr.read()
     assert (process.wait(timeout=120), stderr) == (141, b"")
+
+
+def test_doctor_names_a_failing_endpoint_once_per_problem(tmp_path):
+    """The problem line under doctor's table is read and searched for: ``local: local: …`` reads as a bug."""
+    with socket.socket() as probe:  # a port nothing listens on once it is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f'[[llm.endpoints]]\nname = "local"\nbase_url = "http://127.0.0.1:{port}/v1"\nmodel = "m"\n',
+        encoding="utf-8",
+    )
+    result = _run_cli("doctor", "--config", str(config))
+    assert result.returncode == 1, result.stderr
+    (problem,) = [line for line in result.stdout.splitlines() if "connection failed" in line]
+    assert problem.startswith("local: ") and "local: local:" not in problem
 
 
 def test_help_is_still_click_help():

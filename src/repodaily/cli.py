@@ -759,7 +759,10 @@ def doctor(config_path: str | None) -> None:
             # Whole lines, not folded cells: a problem quotes a server, and is read, copied, searched for.
             for row in rows:
                 if row.problem:
-                    console.print(Text(redact(f"{row.target}: {row.problem}")), soft_wrap=True)
+                    # Most problems already name their target (they are also run-time errors): once is enough.
+                    named = row.problem.startswith(f"{row.target}:")
+                    line = row.problem if named else f"{row.target}: {row.problem}"
+                    console.print(Text(redact(line)), soft_wrap=True)
     healthy = all(row.ok is not False for _, rows in checked for row in rows)
     sys.exit(EXIT_OK if healthy else EXIT_DEGRADED)
 
