@@ -429,7 +429,8 @@ def report(
 
     PATH_OR_URL is a local clone or a git URL (mirrored under the cache
     directory and fetched incrementally). Without --output the report goes to
-    stdout; with --output it is written at the configured path template.
+    stdout; with --output it is written at the configured path template, not
+    to the [[publish]] targets.
 
     \b
     Examples:
@@ -456,9 +457,10 @@ def run(only: tuple[str, ...], shard: str | None, config_path: str | None, dry_r
     """Report on every configured repository (the daily job).
 
     Reads [[repos]] from the config, reports on yesterday in the configured
-    timezone (or --date / --since --until) and writes each report at the path
-    template under the output directory. A repository that fails is reported and
-    skipped; the others are still written (exit code 1). With --shard I/N, N jobs
+    timezone (or --date / --since --until) and delivers each report to the
+    [[publish]] targets (without any, or with --output, files at the path
+    template under the output directory). A repository that fails is reported
+    and skipped; the others are still delivered (exit code 1). With --shard I/N, N jobs
     (a CI matrix, a Kubernetes Indexed Job) split the repositories between them;
     a shard that holds none exits 0.
     """
