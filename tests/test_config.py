@@ -1,9 +1,13 @@
+import importlib
+import re
 from pathlib import Path
 
 import pytest
+from conftest import GITHUB_CONTEXT
 
 from repodaily.config import load_config
 from repodaily.errors import ConfigError
+from repodaily.plugins import registry
 
 
 def _write(tmp_path: Path, text: str) -> Path:
@@ -110,3 +114,27 @@ def test_a_config_path_that_is_a_directory_is_a_clear_error(tmp_path):
 def test_environment_variables_that_name_no_key_or_clash_are_config_errors(environ, fragment):
     with pytest.raises(ConfigError, match=fragment):
         load_config(None, environ=environ)
+
+
+def _readme_configs() -> list[str]:
+    """The TOML blocks of the README that are repodaily configs (not a plugin's pyproject.toml)."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"^```toml\n(.*?)^```", readme, re.S | re.M)
+    return [block for block in blocks if "[project" not in block]
+
+
+@pytest.mark.parametrize("text", _readme_configs(), ids=lambda text: text.splitlines()[0][:40])
+def test_every_config_the_readme_shows_loads(tmp_path, monkeypatch, text):
+    """A reader copies these into repodaily.toml first: one that fails to load is the manual lying."""
+    # The [github] table is the GitHub context source's, which conftest unregisters for every test.
+    registry().add_plugin(importlib.import_module("repodaily.context.github.plugin"), GITHUB_CONTEXT)
+    (tmp_path / "conventions").mkdir()
+    (tmp_path / "conventions" / "service.toml").write_text("", encoding="utf-8")  # the example's own file
+    monkeypatch.chdir(tmp_path)
+    load_config(_write(tmp_path, text), environ={})
+
+
+def test_the_readme_configs_are_found():
+    """The control: the test above cannot pass by finding no block."""
+    found = "".join(_readme_configs())
+    assert all(table in found for table in ("[[repos]]", "[[llm.endpoints]]", "[[publish]]", "[github]", "[output]"))
