@@ -172,3 +172,15 @@ def test_an_unusable_output_directory_is_one_line_and_exit_2(tmp_path):
     (tmp_path / "file").write_text("x")
     result = CliRunner().invoke(main, ["site", str(tmp_path / "file" / "public"), "--config", str(config)])
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_repository_neither_watched_nor_stored_is_one_line_and_exit_2(tmp_path):
+    """``--repo`` with a typo would otherwise build an empty site and say nothing."""
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    result = CliRunner().invoke(
+        main, ["site", str(tmp_path / "public"), "--config", str(config), "--repo", "demo-org/infern"]
+    )
+    assert result.exit_code == 2 and result.stderr.startswith("repodaily: error: --repo demo-org/infern: ")
+    assert not (tmp_path / "public").exists()
+    _site(config, tmp_path / "public", "--repo", DEMO_REPO_NAME)  # the control: the right name builds
+    assert (tmp_path / "public" / "index.html").is_file()

@@ -644,8 +644,16 @@ def site(outdir: str, only: tuple[str, ...], lang: str | None, base_url: str | N
     redact = _guard(config)
     started = time.monotonic()
     with Store(config.cache_path, redact=redact) as store:
-        watched = [repo.name for repo in config.repos if repo.name] or store.reported_repos(config.language)
+        stored = store.reported_repos(config.language)
+        watched = [repo.name for repo in config.repos if repo.name] or stored
         if only:
+            # A name neither watched nor reported is a typo: an empty site for it would hide that.
+            unknown = [name for name in only if name not in {*watched, *stored}]
+            if unknown:
+                raise ConfigError(
+                    f"--repo {unknown[0]}: not in [[repos]] and no stored {config.language} report; "
+                    "`repodaily run` and `repodaily report` store them"
+                )
             watched = list(dict.fromkeys(only))
         templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
         built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates, base_url=base_url)
