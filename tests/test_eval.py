@@ -490,6 +490,15 @@ def test_malformed_labels_give_one_line_naming_file_and_entry_and_exit_2(
     assert not (tmp_path / "out.json").exists()
 
 
+def test_eval_that_finds_none_of_the_labelled_commits_is_a_usage_error(labelled_repo, tmp_path):
+    repo, shas = labelled_repo
+    labels_file = tmp_path / "labels.json"
+    labels_file.write_text(json.dumps([label for label in _labels(shas) if label["sha"] == _MISSING_SHA]))
+    code, out, err = _eval(repo, labels_file)
+    assert code == 2 and out == ""
+    assert "none of its 1 labelled commits is on main" in err and len(err.strip().splitlines()) == 1
+
+
 def test_eval_of_a_missing_labels_file_is_a_usage_error(labelled_repo, tmp_path):
     repo, _ = labelled_repo
     code, _, err = _eval(repo, tmp_path / "nope.json")

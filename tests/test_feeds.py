@@ -102,10 +102,26 @@ def test_without_a_base_url_no_feed_is_written_or_linked(tmp_path):
     assert "rss+xml" not in (tmp_path / "public" / "index.html").read_text()
 
 
-def test_a_base_url_that_is_not_http_is_one_line_and_exit_2(tmp_path):
+@pytest.mark.parametrize(
+    "base_url",
+    [
+        "javascript:x",
+        "http://a b/",
+        "https://",
+        "https:///reports",
+        "https://x.io/r?x=1",
+        "https://x.io/#top",
+        "https://x.io:0/",
+        "https://x.io:99999/",
+        "http://[::1",
+        "https://x.io/\u202e/",
+    ],
+)
+def test_a_base_url_that_is_no_site_address_is_one_line_and_exit_2(tmp_path, base_url):
     config = fill_store(tmp_path, since=date(2026, 3, 2), until=date(2026, 3, 2))
-    result = CliRunner().invoke(main, ["site", "out", "--config", str(config), "--base-url", "javascript:x"])
-    assert result.exit_code == 2 and "is not an http(s) address" in result.stderr
+    result = CliRunner().invoke(main, ["site", str(tmp_path / "out"), "--config", str(config), "--base-url", base_url])
+    assert result.exit_code == 2 and "--base-url" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
 
 
 def test_the_hostile_corpus_stays_text_in_valid_feeds():

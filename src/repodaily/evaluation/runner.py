@@ -125,6 +125,12 @@ async def evaluate(
     analyses: dict[str, Analysis] = {}
     cached: set[str] = set()
     try:
+        if not found:
+            # Nothing to score is a wrong repository, branch or timezone, not a perfect score.
+            raise ConfigError(
+                f"{labels_file}: none of its {len(labels)} labelled commits is on {opened.branch} (first parent) "
+                f"between {first_day} and {last_day} in {config.timezone}: check --repo, --branch and --timezone"
+            )
         for context, chosen in told.values():
             group = [commit for commit in chosen if commit.sha in matched and commit.sha not in pulls]
             group_analyses, group_cached = await pipeline.analyze(repo, group, repository=context)

@@ -27,6 +27,7 @@ from datetime import date
 from itertools import groupby
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from repodaily import __version__
 from repodaily.errors import ConfigError
@@ -164,6 +165,22 @@ def _repo_pages(build: _Build, repo: str, texts: dict[date, str], reports: list[
     return len(weeks)
 
 
+def _check_base_url(base_url: str) -> None:
+    """Refuse an address every feed link and page link would carry broken: not http(s), no host,
+    white space or control characters in it, or a query or fragment the page paths would follow."""
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port
+    except ValueError:
+        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address") from None
+    if not base_url.startswith(("https://", "http://")) or port == 0:
+        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address")
+    if not parts.hostname or any(char.isspace() or not char.isprintable() for char in base_url):
+        raise ConfigError(f"--base-url {base_url!r}: an address needs a host and no spaces or control characters")
+    if parts.query or parts.fragment or "?" in base_url or "#" in base_url:
+        raise ConfigError(f"--base-url {base_url!r}: the site's address takes no query or fragment")
+
+
 def build_site(
     store: Store,
     repos: Sequence[str],
@@ -178,8 +195,8 @@ def build_site(
     ``base_url`` is the site's public address (``https://org.github.io/reports/``):
     feeds need absolute links and are written only when it is given.
     """
-    if base_url is not None and not base_url.startswith(("https://", "http://")):
-        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address")
+    if base_url is not None:
+        _check_base_url(base_url)
     build = _Build(outdir, language, templates_dir, base_url.rstrip("/") + "/" if base_url else None)
     for asset in sorted(ASSETS.iterdir()):
         build.writer.write(f"assets/{asset.name}", asset.read_bytes(), "")
