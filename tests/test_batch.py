@@ -322,6 +322,19 @@ def test_vllm_run_batch_output_is_collected_from_a_file(repo, fake, tmp_path):
     assert fake.chat == asked and fake.uploads == 0
 
 
+def test_another_exports_output_is_refused_before_anything_is_asked(repo, fake, tmp_path):
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    stranger = tmp_path / "stranger.jsonl"
+    reply = {"id": "r1", "custom_id": "another-export-0001", "response": {"status_code": 200, "body": {}}}
+    stranger.write_text(json.dumps(reply) + "\n")
+    asked = fake.chat
+    refused = _cli("batch", "collect", exported, "--from-file", stranger, "--config", config)
+    assert refused.exit_code == 2 and "is it another export's output?" in refused.output
+    assert fake.chat == asked and _rows(config) == 0
+
+
 def test_the_slim_format_carries_custom_id_and_body_only_and_is_not_submitted_to_openai(repo, fake, tmp_path):
     config = _config(tmp_path, fake)
     exported = tmp_path / "slim"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,6 +36,8 @@ from repodaily.errors import AnalysisError, ConfigError, InvalidOutput
 from repodaily.models import AnalysisStatus
 from repodaily.pipeline import Pipeline
 from repodaily.store import Store
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Collected", "Replies", "collect", "replies_from_api", "replies_from_files"]
 
@@ -232,6 +235,17 @@ def replies_from_files(contents: Iterable[bytes], requests: Iterable[Request]) -
     replies = Replies()
     for content in contents:
         replies.add(content)
+    requests = list(requests)
+    asked = {request.custom_id for request in requests}
+    strangers = [custom_id for custom_id in replies.by_id if custom_id not in asked]
+    if strangers and len(strangers) == len(replies.by_id):
+        # Another export's output: analysing every request one by one instead would be a surprise bill.
+        raise ConfigError(
+            f"--from-file: none of its {len(strangers)} replies answers a request of this export "
+            f"(custom_id {strangers[0]!r}): is it another export's output?"
+        )
+    if strangers:
+        log.warning("%d replies answer no request of this export and are left out", len(strangers))
     replies.finished = {r.chunk for r in requests if r.chunk is not None and r.custom_id in replies.by_id}
     return replies
 
