@@ -1,4 +1,4 @@
-"""The heuristic on the conventions of JavaScript packages, Rust command-line tools and Python model servers.
+"""The heuristic on the conventions of JavaScript packages, Rust command-line tools, Python model servers and CLIs.
 
 Major releases, dependency updates titled ``name@version``, unused dependencies
 dropped, unit tests kept beside the code, Cargo's build configuration, model
@@ -304,3 +304,44 @@ def test_a_title_naming_only_what_the_code_now_uses_is_no_refactor(server: Repo)
     fixed = check.replace("import inspect", "import asyncio").replace("inspect.", "asyncio.")
     analysis = analyse(server.change("Use `asyncio.iscoroutinefunction` for Python 3.12", {"engine/check.py": fixed}))
     assert analysis.type != ChangeType.refactor
+
+
+# --------------------------------------------------------------------------- a Python CLI with a hand-written changelog
+
+
+_DB = '''class Table:
+    def transform(self, types=None):
+        sql = "CREATE TABLE t (id INTEGER PRIMARY KEY)"
+        return self.db.execute(sql)
+
+    def ensure_autocommit_off(self):
+        return self.db.isolation_level
+'''
+_CLI = '''import click
+
+
+@click.group()
+def cli():
+    "Manipulate SQLite databases"
+'''
+_CHANGELOG = "Changelog\n=========\n\n.. _v4_2:\n\n4.2 (unreleased)\n----------------\n\n"
+
+
+@pytest.fixture
+def tool(tmp_path: Path) -> Repo:
+    files = {"tool/db.py": _DB, "tool/cli.py": _CLI, "docs/changelog.rst": _CHANGELOG, "tests/test_db.py": "\n"}
+    return Repo(tmp_path, files)
+
+
+def _entry(text: str) -> dict[str, str]:
+    return {"docs/changelog.rst": f"{_CHANGELOG}- {text}\n"}
+
+
+def test_a_title_that_preserves_what_was_lost_is_a_fix(tool: Repo) -> None:
+    # The entry's "Previously ... removed" tells what went wrong: no removal, no refactor.
+    files = {
+        "tool/db.py": _DB.replace("PRIMARY KEY)", 'PRIMARY KEY" + autoincrement + ")'),
+        **_entry("``table.transform()`` now preserves ``AUTOINCREMENT``. Previously a transform removed it."),
+    }
+    analysis = analyse(tool.change("Preserve AUTOINCREMENT through transforms", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
