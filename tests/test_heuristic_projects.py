@@ -345,3 +345,9 @@ def test_a_title_that_preserves_what_was_lost_is_a_fix(tool: Repo) -> None:
     }
     analysis = analyse(tool.change("Preserve AUTOINCREMENT through transforms", files))
     assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_fixes_for_a_type_checker_are_a_low_refactor(tool: Repo) -> None:
+    annotated = _DB.replace("types=None)", "types: dict[str, str] | None = None) -> object")
+    analysis = analyse(tool.change("Fixes for Pyright, closes #833", {"tool/db.py": annotated}))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
