@@ -351,3 +351,9 @@ def test_fixes_for_a_type_checker_are_a_low_refactor(tool: Repo) -> None:
     annotated = _DB.replace("types=None)", "types: dict[str, str] | None = None) -> object")
     analysis = analyse(tool.change("Fixes for Pyright, closes #833", {"tool/db.py": annotated}))
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_a_title_saying_what_a_command_can_now_do_is_a_feature(tool: Repo) -> None:
+    reads = _DB.replace("types=None):", "types=None):\n        types = {k: v for k, v in (types or {}).items() if v}")
+    analysis = analyse(tool.change("tool transform can now skip empty types, closes #686", {"tool/db.py": reads}))
+    assert analysis.type == ChangeType.feat
