@@ -357,3 +357,13 @@ def test_a_title_saying_what_a_command_can_now_do_is_a_feature(tool: Repo) -> No
     reads = _DB.replace("types=None):", "types=None):\n        types = {k: v for k, v in (types or {}).items() if v}")
     analysis = analyse(tool.change("tool transform can now skip empty types, closes #686", {"tool/db.py": reads}))
     assert analysis.type == ChangeType.feat
+
+
+def test_a_changelog_telling_users_a_method_was_renamed_is_breaking(tool: Repo) -> None:
+    files = {
+        "tool/db.py": _DB.replace("autocommit_off", "autocommit_on"),
+        **_entry("``db.ensure_autocommit_off()`` has been renamed to ``db.ensure_autocommit_on()``."),
+    }
+    analysis = analyse(tool.change("Rename ensure_autocommit_off() to ensure_autocommit_on(), closes #705", files))
+    assert analysis.flags.breaking
+    assert analysis.importance == Importance.high
