@@ -367,3 +367,17 @@ def test_a_changelog_telling_users_a_method_was_renamed_is_breaking(tool: Repo) 
     analysis = analyse(tool.change("Rename ensure_autocommit_off() to ensure_autocommit_on(), closes #705", files))
     assert analysis.flags.breaking
     assert analysis.importance == Importance.high
+
+
+def test_a_feature_removed_in_favour_of_another_tool_is_breaking(tool: Repo) -> None:
+    wrapped = _CLI + "\n\ntry:\n    import trogon\nexcept ImportError:\n    trogon = None\n"
+    tool.change("Wrap the CLI in a TUI", {"tool/cli.py": wrapped})
+    analysis = analyse(tool.change("Removed trogon feature in favor of tool-tui", {"tool/cli.py": _CLI}))
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
+def test_a_removed_command_named_in_passing_is_no_removal(tool: Repo) -> None:
+    wrapped = _CLI + "\n\nOVERRIDE = True\n"
+    tool.change("Add the override", {"tool/cli.py": wrapped})
+    analysis = analyse(tool.change("Removed problematic command override mechanism", {"tool/cli.py": _CLI}))
+    assert not analysis.flags.breaking
