@@ -381,3 +381,14 @@ def test_a_removed_command_named_in_passing_is_no_removal(tool: Repo) -> None:
     tool.change("Add the override", {"tool/cli.py": wrapped})
     analysis = analyse(tool.change("Removed problematic command override mechanism", {"tool/cli.py": _CLI}))
     assert not analysis.flags.breaking
+
+
+def test_a_body_telling_how_arbitrary_sql_could_be_injected_is_a_security_fix(tool: Repo) -> None:
+    quoted = _DB.replace('"CREATE TABLE t', 'f"CREATE VIRTUAL TABLE t USING fts5(tokenize={self.db.quote(types)})"  #')
+    body = (
+        "The tokenize value was interpolated into a single-quoted literal. A value containing a quote\n"
+        "could break out of it and inject arbitrary SQL."
+    )
+    analysis = analyse(tool.change(f"Escape tokenize argument in enable_fts\n\n{body}", {"tool/db.py": quoted}))
+    assert analysis.flags.security
+    assert analysis.importance == Importance.high
