@@ -309,21 +309,21 @@ def test_a_title_naming_only_what_the_code_now_uses_is_no_refactor(server: Repo)
 # --------------------------------------------------------------------------- a Python CLI with a hand-written changelog
 
 
-_DB = '''class Table:
+_DB = """class Table:
     def transform(self, types=None):
         sql = "CREATE TABLE t (id INTEGER PRIMARY KEY)"
         return self.db.execute(sql)
 
     def ensure_autocommit_off(self):
         return self.db.isolation_level
-'''
-_CLI = '''import click
+"""
+_CLI = """import click
 
 
 @click.group()
 def cli():
     "Manipulate SQLite databases"
-'''
+"""
 _CHANGELOG = "Changelog\n=========\n\n.. _v4_2:\n\n4.2 (unreleased)\n----------------\n\n"
 
 
@@ -392,3 +392,12 @@ def test_a_body_telling_how_arbitrary_sql_could_be_injected_is_a_security_fix(to
     analysis = analyse(tool.change(f"Escape tokenize argument in enable_fts\n\n{body}", {"tool/db.py": quoted}))
     assert analysis.flags.security
     assert analysis.importance == Importance.high
+
+
+def test_a_test_matrix_widened_to_other_versions_is_ci(tool: Repo) -> None:
+    # The code drops what the oldest version lacks; the title says why the commit exists.
+    workflow = "jobs:\n  test:\n    strategy:\n      matrix:\n        sqlite-version: ['3.46', '3.23.1']\n"
+    older = _DB.split("\n    def ensure_autocommit_off")[0] + "\n"
+    files = {".github/workflows/sqlite.yml": workflow, "tool/db.py": older}
+    analysis = analyse(tool.change("Test against multiple SQLite versions (#654)", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.ci, Importance.low)
