@@ -401,3 +401,19 @@ def test_a_test_matrix_widened_to_other_versions_is_ci(tool: Repo) -> None:
     files = {".github/workflows/sqlite.yml": workflow, "tool/db.py": older}
     analysis = analyse(tool.change("Test against multiple SQLite versions (#654)", files))
     assert (analysis.type, analysis.importance) == (ChangeType.ci, Importance.low)
+
+
+def test_a_title_removing_an_option_it_spells_out_declares_the_break(tool: Repo) -> None:
+    flagged = (
+        _CLI
+        + '\n\n@cli.command()\n@click.option("--no-skip-false", is_flag=True)\ndef convert(no_skip_false):\n    pass\n'
+    )
+    tool.change("Add convert", {"tool/cli.py": flagged})
+    plain = _CLI + "\n\n@cli.command()\ndef convert():\n    pass\n"
+    analysis = analyse(tool.change("Removed convert skip_false and --skip-false, closes #542", {"tool/cli.py": plain}))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.feat, True, Importance.high)
+
+
+def test_an_option_removed_from_a_usage_example_is_no_declared_break(tool: Repo) -> None:
+    analysis = analyse(tool.change("Remove --model from tool serve usage", {"docs/usage.rst": "tool serve\n"}))
+    assert not analysis.flags.breaking
