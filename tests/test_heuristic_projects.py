@@ -417,3 +417,19 @@ def test_a_title_removing_an_option_it_spells_out_declares_the_break(tool: Repo)
 def test_an_option_removed_from_a_usage_example_is_no_declared_break(tool: Repo) -> None:
     analysis = analyse(tool.change("Remove --model from tool serve usage", {"docs/usage.rst": "tool serve\n"}))
     assert not analysis.flags.breaking
+
+
+def test_a_title_raising_an_error_on_bad_input_is_a_fix(tool: Repo) -> None:
+    checked = _DB.replace(
+        "types=None):", "types=None):\n        if types and None in types:\n            raise InvalidColumns(types)"
+    )
+    entry = _entry("``table.transform()`` now raises ``InvalidColumns`` if ``types=`` names no column.")
+    files = {"tool/db.py": checked, **entry}
+    analysis = analyse(tool.change('Raise InvalidColumns on transform(types="invalid")', files))
+    assert analysis.type == ChangeType.fix
+
+
+def test_a_title_raising_a_value_is_no_fix(tool: Repo) -> None:
+    limits = "MAX_SIZE_MB = 500\n"
+    analysis = analyse(tool.change("Raise MAX_SIZE_MB to 500 for the wheel", {"tool/limits.py": limits}))
+    assert analysis.type != ChangeType.fix
