@@ -1,4 +1,4 @@
-"""The heuristic on the conventions of JavaScript packages, Rust command-line tools and Python model servers.
+"""The heuristic on the conventions of JavaScript packages, Rust command-line tools, Python model servers and CLIs.
 
 Major releases, dependency updates titled ``name@version``, unused dependencies
 dropped, unit tests kept beside the code, Cargo's build configuration, model
@@ -304,3 +304,132 @@ def test_a_title_naming_only_what_the_code_now_uses_is_no_refactor(server: Repo)
     fixed = check.replace("import inspect", "import asyncio").replace("inspect.", "asyncio.")
     analysis = analyse(server.change("Use `asyncio.iscoroutinefunction` for Python 3.12", {"engine/check.py": fixed}))
     assert analysis.type != ChangeType.refactor
+
+
+# --------------------------------------------------------------------------- a Python CLI with a hand-written changelog
+
+
+_DB = """class Table:
+    def transform(self, types=None):
+        sql = "CREATE TABLE t (id INTEGER PRIMARY KEY)"
+        return self.db.execute(sql)
+
+    def ensure_autocommit_off(self):
+        return self.db.isolation_level
+"""
+_CLI = """import click
+
+
+@click.group()
+def cli():
+    "Manipulate SQLite databases"
+"""
+_CHANGELOG = "Changelog\n=========\n\n.. _v4_2:\n\n4.2 (unreleased)\n----------------\n\n"
+
+
+@pytest.fixture
+def tool(tmp_path: Path) -> Repo:
+    files = {"tool/db.py": _DB, "tool/cli.py": _CLI, "docs/changelog.rst": _CHANGELOG, "tests/test_db.py": "\n"}
+    return Repo(tmp_path, files)
+
+
+def _entry(text: str) -> dict[str, str]:
+    return {"docs/changelog.rst": f"{_CHANGELOG}- {text}\n"}
+
+
+def test_a_title_that_preserves_what_was_lost_is_a_fix(tool: Repo) -> None:
+    # The entry's "Previously ... removed" tells what went wrong: no removal, no refactor.
+    files = {
+        "tool/db.py": _DB.replace("PRIMARY KEY)", 'PRIMARY KEY" + autoincrement + ")'),
+        **_entry("``table.transform()`` now preserves ``AUTOINCREMENT``. Previously a transform removed it."),
+    }
+    analysis = analyse(tool.change("Preserve AUTOINCREMENT through transforms", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
+
+
+def test_fixes_for_a_type_checker_are_a_low_refactor(tool: Repo) -> None:
+    annotated = _DB.replace("types=None)", "types: dict[str, str] | None = None) -> object")
+    analysis = analyse(tool.change("Fixes for Pyright, closes #833", {"tool/db.py": annotated}))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_a_title_saying_what_a_command_can_now_do_is_a_feature(tool: Repo) -> None:
+    reads = _DB.replace("types=None):", "types=None):\n        types = {k: v for k, v in (types or {}).items() if v}")
+    analysis = analyse(tool.change("tool transform can now skip empty types, closes #686", {"tool/db.py": reads}))
+    assert analysis.type == ChangeType.feat
+
+
+def test_a_changelog_telling_users_a_method_was_renamed_is_breaking(tool: Repo) -> None:
+    files = {
+        "tool/db.py": _DB.replace("autocommit_off", "autocommit_on"),
+        **_entry("``db.ensure_autocommit_off()`` has been renamed to ``db.ensure_autocommit_on()``."),
+    }
+    analysis = analyse(tool.change("Rename ensure_autocommit_off() to ensure_autocommit_on(), closes #705", files))
+    assert analysis.flags.breaking
+    assert analysis.importance == Importance.high
+
+
+def test_a_feature_removed_in_favour_of_another_tool_is_breaking(tool: Repo) -> None:
+    wrapped = _CLI + "\n\ntry:\n    import trogon\nexcept ImportError:\n    trogon = None\n"
+    tool.change("Wrap the CLI in a TUI", {"tool/cli.py": wrapped})
+    analysis = analyse(tool.change("Removed trogon feature in favor of tool-tui", {"tool/cli.py": _CLI}))
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
+def test_a_removed_command_named_in_passing_is_no_removal(tool: Repo) -> None:
+    wrapped = _CLI + "\n\nOVERRIDE = True\n"
+    tool.change("Add the override", {"tool/cli.py": wrapped})
+    analysis = analyse(tool.change("Removed problematic command override mechanism", {"tool/cli.py": _CLI}))
+    assert not analysis.flags.breaking
+
+
+def test_a_body_telling_how_arbitrary_sql_could_be_injected_is_a_security_fix(tool: Repo) -> None:
+    quoted = _DB.replace('"CREATE TABLE t', 'f"CREATE VIRTUAL TABLE t USING fts5(tokenize={self.db.quote(types)})"  #')
+    body = (
+        "The tokenize value was interpolated into a single-quoted literal. A value containing a quote\n"
+        "could break out of it and inject arbitrary SQL."
+    )
+    analysis = analyse(tool.change(f"Escape tokenize argument in enable_fts\n\n{body}", {"tool/db.py": quoted}))
+    assert analysis.flags.security
+    assert analysis.importance == Importance.high
+
+
+def test_a_test_matrix_widened_to_other_versions_is_ci(tool: Repo) -> None:
+    # The code drops what the oldest version lacks; the title says why the commit exists.
+    workflow = "jobs:\n  test:\n    strategy:\n      matrix:\n        sqlite-version: ['3.46', '3.23.1']\n"
+    older = _DB.split("\n    def ensure_autocommit_off")[0] + "\n"
+    files = {".github/workflows/sqlite.yml": workflow, "tool/db.py": older}
+    analysis = analyse(tool.change("Test against multiple SQLite versions (#654)", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.ci, Importance.low)
+
+
+def test_a_title_removing_an_option_it_spells_out_declares_the_break(tool: Repo) -> None:
+    flagged = (
+        _CLI
+        + '\n\n@cli.command()\n@click.option("--no-skip-false", is_flag=True)\ndef convert(no_skip_false):\n    pass\n'
+    )
+    tool.change("Add convert", {"tool/cli.py": flagged})
+    plain = _CLI + "\n\n@cli.command()\ndef convert():\n    pass\n"
+    analysis = analyse(tool.change("Removed convert skip_false and --skip-false, closes #542", {"tool/cli.py": plain}))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.feat, True, Importance.high)
+
+
+def test_an_option_removed_from_a_usage_example_is_no_declared_break(tool: Repo) -> None:
+    analysis = analyse(tool.change("Remove --model from tool serve usage", {"docs/usage.rst": "tool serve\n"}))
+    assert not analysis.flags.breaking
+
+
+def test_a_title_raising_an_error_on_bad_input_is_a_fix(tool: Repo) -> None:
+    checked = _DB.replace(
+        "types=None):", "types=None):\n        if types and None in types:\n            raise InvalidColumns(types)"
+    )
+    entry = _entry("``table.transform()`` now raises ``InvalidColumns`` if ``types=`` names no column.")
+    files = {"tool/db.py": checked, **entry}
+    analysis = analyse(tool.change('Raise InvalidColumns on transform(types="invalid")', files))
+    assert analysis.type == ChangeType.fix
+
+
+def test_a_title_raising_a_value_is_no_fix(tool: Repo) -> None:
+    limits = "MAX_SIZE_MB = 500\n"
+    analysis = analyse(tool.change("Raise MAX_SIZE_MB to 500 for the wheel", {"tool/limits.py": limits}))
+    assert analysis.type != ChangeType.fix
