@@ -657,7 +657,7 @@ def test_a_cached_analysis_corrupted_by_hand_is_analysed_again_not_fatal(demo_re
 # interrupt at a known moment, an exception nobody foresaw.
 # A source plugin, registered through the one door, that does {action} while collecting.
 _DRIVER = """
-import os, signal, sys
+import os, signal, sys, time
 from repodaily.cli import main
 from repodaily.plugins import PluginSpec, registry
 from repodaily.sources.base import Opened
@@ -689,6 +689,12 @@ def test_ctrl_c_is_one_line_and_exit_130(demo_repo):
     result = _run_driver("os.kill(os.getpid(), signal.SIGINT)", *args)
     assert "Traceback" not in result.stderr
     assert (result.returncode, result.stderr) == (130, "repodaily: error: interrupted\n")
+
+
+def test_sigterm_is_one_line_and_exit_143(demo_repo):
+    args = ("report", str(demo_repo), "--source", "failing", "--name", "o/r", *_DAY)
+    result = _run_driver("os.kill(os.getpid(), signal.SIGTERM); time.sleep(5)", *args)
+    assert (result.returncode, result.stderr) == (143, "repodaily: error: terminated\n")
 
 
 def test_an_unexpected_exception_is_one_line_exit_3_and_its_traceback_goes_to_the_log_with_vv(demo_repo):

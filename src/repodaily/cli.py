@@ -11,6 +11,7 @@ outcomes into exit codes:
      unexpected internal error
   130  interrupted (Ctrl-C)
   141  stdout was closed before the report was written (``| head``)
+  143  terminated (SIGTERM: a cancelled job, a stopped container), cleaned up as after Ctrl-C
 
 Every error is one line on stderr, click's own usage errors included.
 """
@@ -24,6 +25,7 @@ import json
 import logging
 import os
 import shutil
+import signal
 import sys
 import time
 from collections import Counter
@@ -56,7 +58,7 @@ from repodaily.store import Store
 from repodaily.weekly import WeeklyDigest, stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143  # 128 + SIGINT, SIGPIPE, SIGTERM
 _INPUT_ERRORS = (ConfigError, SourceError, StoreError)
 
 log = logging.getLogger("repodaily")
@@ -118,6 +120,33 @@ def _exits_cleanly(command: Callable[P, R]) -> Callable[P, R]:
 _SHOW_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the run is: a scheduler stopping a job gets Ctrl-C's cleanup, not a sudden death.
+
+    Python's default for SIGTERM ends the process at once: no ``finally`` runs, a
+    temporary file stays behind and the log says nothing. As an interrupt, every
+    cleanup runs and stderr says why the run stopped.
+    """
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+@contextlib.contextmanager
+def _terminates_cleanly() -> Iterator[None]:
+    """SIGTERM as :class:`_Terminated` while a command runs; the handler before it afterwards."""
+    try:
+        previous = signal.signal(signal.SIGTERM, _terminate)
+    except ValueError:  # not the main thread: the embedding program owns its signals
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 class _Repodaily(click.Group):
     """The top-level group: every way a command ends is one line on stderr and a documented exit code.
 
@@ -138,7 +167,8 @@ class _Repodaily(click.Group):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with _terminates_cleanly():
+                code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except _SHOW_HELP as exc:
             exc.show()
             sys.exit(exc.exit_code)
@@ -159,6 +189,8 @@ class _Repodaily(click.Group):
         # Here rather than in main(): click turns a broken pipe into exit 1 before main() sees it.
         try:
             return super().invoke(ctx)
+        except _Terminated:
+            _fail("terminated", EXIT_TERMINATED)
         except KeyboardInterrupt:
             # Before click sees it: click writes a blank line first, to close a terminal's "^C"
             # echo, and a log of a job without a terminal would get it as a line of its own.
@@ -391,7 +423,7 @@ def main(verbose: int) -> None:
     Start with `repodaily demo`. Exit codes: 0 ok, 1 degraded (some analyses
     fell back, a repository or a delivery target failed), 2 usage/input error,
     3 a report could not be rendered or written (or an internal error), 130
-    interrupted, 141 stdout closed early (`| head`).
+    interrupted, 141 stdout closed early (`| head`), 143 terminated (SIGTERM).
     """
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
     # Until a command has read its config, the credentials known are the environment's.
