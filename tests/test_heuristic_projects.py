@@ -433,3 +433,47 @@ def test_a_title_raising_a_value_is_no_fix(tool: Repo) -> None:
     limits = "MAX_SIZE_MB = 500\n"
     analysis = analyse(tool.change("Raise MAX_SIZE_MB to 500 for the wheel", {"tool/limits.py": limits}))
     assert analysis.type != ChangeType.fix
+
+
+# --------------------------------------------------------------------------- a CLI with plugins, a Markdown changelog
+
+
+_PLUGINS_INIT = 'DEFAULT_MODEL = "mini"\n\n\ndef get_model(name=None):\n    return name or DEFAULT_MODEL\n'
+_PLUGINS_CLI = """import click
+
+
+@click.group()
+def cli():
+    "Access models from the command line"
+
+
+@cli.command()
+@click.option("-n", "--count", default=3)
+def logs(count):
+    "Show logged prompts"
+"""
+_PYPROJECT = '[project]\nname = "chat"\ndependencies = [\n    "click",\n    "sqlite-migrate==0.1a2",\n]\n'
+
+
+@pytest.fixture
+def plugins(tmp_path: Path) -> Repo:
+    files = {
+        "chat/__init__.py": _PLUGINS_INIT,
+        "chat/cli.py": _PLUGINS_CLI,
+        "chat/migrations.py": "from sqlite_migrate import Migrations\n",
+        "docs/changelog.md": "# Changelog\n\n## 0.31\n\n- First entry.\n",
+        "pyproject.toml": _PYPROJECT,
+    }
+    return Repo(tmp_path, files)
+
+
+def _md_entry(text: str) -> dict[str, str]:
+    return {"docs/changelog.md": f"# Changelog\n\n## Unreleased\n\n- {text}\n\n## 0.31\n\n- First entry.\n"}
+
+
+def test_the_addresses_a_changelog_entry_links_are_no_words(plugins: Repo) -> None:
+    # `…/api/docs/models/luna` is where the link points, not a documentation change.
+    entry = _md_entry("The model used by default is now [Luna](https://models.example.com/api/docs/models/luna).")
+    files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
+    analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.high)
