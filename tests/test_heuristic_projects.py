@@ -477,3 +477,10 @@ def test_the_addresses_a_changelog_entry_links_are_no_words(plugins: Repo) -> No
     files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
     analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.high)
+
+
+def test_a_changelog_naming_the_default_a_new_one_replaces_is_breaking(plugins: Repo) -> None:
+    entry = _md_entry("The default model is now Luna 5.6. It was previously Mini.")
+    files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
+    analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
+    assert analysis.flags.breaking
