@@ -484,3 +484,10 @@ def test_a_changelog_naming_the_default_a_new_one_replaces_is_breaking(plugins: 
     files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
     analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
     assert analysis.flags.breaking
+
+
+def test_an_option_given_to_a_logs_command_is_a_feature(plugins: Repo) -> None:
+    # "logs" names the command here, not what the program writes to its log.
+    files = {"chat/cli.py": _PLUGINS_CLI.replace("def logs(", '@click.option("--since")\ndef logs(since, ')}
+    analysis = analyse(plugins.change("chat logs --since option, closes #801", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
