@@ -491,3 +491,12 @@ def test_an_option_given_to_a_logs_command_is_a_feature(plugins: Repo) -> None:
     files = {"chat/cli.py": _PLUGINS_CLI.replace("def logs(", '@click.option("--since")\ndef logs(since, ')}
     analysis = analyse(plugins.change("chat logs --since option, closes #801", files))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+
+
+def test_a_dropped_dependency_the_title_names_is_a_build_change(plugins: Repo) -> None:
+    files = {
+        "pyproject.toml": _PYPROJECT.replace('    "sqlite-migrate==0.1a2",\n', ""),
+        "chat/migrations.py": "from sqlite_utils import Migrations\n",
+    }
+    analysis = analyse(plugins.change("Drop dependency on sqlite-migrate, closes #1577", files))
+    assert analysis.type == ChangeType.build
