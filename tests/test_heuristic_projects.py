@@ -500,3 +500,9 @@ def test_a_dropped_dependency_the_title_names_is_a_build_change(plugins: Repo) -
     }
     analysis = analyse(plugins.change("Drop dependency on sqlite-migrate, closes #1577", files))
     assert analysis.type == ChangeType.build
+
+
+def test_a_justfile_is_developer_tooling(plugins: Repo) -> None:
+    plugins.change("Add recipes", {"Justfile": "test:\n  pytest\n"})
+    analysis = analyse(plugins.change("Run the recipes through uv", {"Justfile": "test:\n  uv run pytest\n"}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
