@@ -506,3 +506,11 @@ def test_a_justfile_is_developer_tooling(plugins: Repo) -> None:
     plugins.change("Add recipes", {"Justfile": "test:\n  pytest\n"})
     analysis = analyse(plugins.change("Run the recipes through uv", {"Justfile": "test:\n  uv run pytest\n"}))
     assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_title_naming_an_option_is_a_feature_even_beside_docs(plugins: Repo) -> None:
+    # The option exists; it now takes another kind of value, which the title announces.
+    reads = _PLUGINS_CLI.replace('    "Show logged prompts"\n', '    "Show logged prompts"\n    count = int(count)\n')
+    files = {"chat/cli.py": reads, "docs/logging.md": "# Logging\n\nUse `-n` to limit.\n"}
+    analysis = analyse(plugins.change("-n t:template-name option, plus improved logging docs", files))
+    assert analysis.type == ChangeType.feat
