@@ -433,3 +433,92 @@ def test_a_title_raising_a_value_is_no_fix(tool: Repo) -> None:
     limits = "MAX_SIZE_MB = 500\n"
     analysis = analyse(tool.change("Raise MAX_SIZE_MB to 500 for the wheel", {"tool/limits.py": limits}))
     assert analysis.type != ChangeType.fix
+
+
+# --------------------------------------------------------------------------- a CLI with plugins, a Markdown changelog
+
+
+_PLUGINS_INIT = 'DEFAULT_MODEL = "mini"\n\n\ndef get_model(name=None):\n    return name or DEFAULT_MODEL\n'
+_PLUGINS_CLI = """import click
+
+
+@click.group()
+def cli():
+    "Access models from the command line"
+
+
+@cli.command()
+@click.option("-n", "--count", default=3)
+def logs(count):
+    "Show logged prompts"
+"""
+_PYPROJECT = '[project]\nname = "chat"\ndependencies = [\n    "click",\n    "sqlite-migrate==0.1a2",\n]\n'
+
+
+@pytest.fixture
+def plugins(tmp_path: Path) -> Repo:
+    files = {
+        "chat/__init__.py": _PLUGINS_INIT,
+        "chat/cli.py": _PLUGINS_CLI,
+        "chat/migrations.py": "from sqlite_migrate import Migrations\n",
+        "docs/changelog.md": "# Changelog\n\n## 0.31\n\n- First entry.\n",
+        "pyproject.toml": _PYPROJECT,
+    }
+    return Repo(tmp_path, files)
+
+
+def _md_entry(text: str) -> dict[str, str]:
+    return {"docs/changelog.md": f"# Changelog\n\n## Unreleased\n\n- {text}\n\n## 0.31\n\n- First entry.\n"}
+
+
+def test_the_addresses_a_changelog_entry_links_are_no_words(plugins: Repo) -> None:
+    # `…/api/docs/models/luna` is where the link points, not a documentation change.
+    entry = _md_entry("The model used by default is now [Luna](https://models.example.com/api/docs/models/luna).")
+    files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
+    analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.high)
+
+
+def test_a_changelog_naming_the_default_a_new_one_replaces_is_breaking(plugins: Repo) -> None:
+    entry = _md_entry("The default model is now Luna 5.6. It was previously Mini.")
+    files = {"chat/__init__.py": _PLUGINS_INIT.replace('"mini"', '"luna"'), **entry}
+    analysis = analyse(plugins.change("Switch default model to Luna, closes #1576", files))
+    assert analysis.flags.breaking
+
+
+def test_an_option_given_to_a_logs_command_is_a_feature(plugins: Repo) -> None:
+    # "logs" names the command here, not what the program writes to its log.
+    files = {"chat/cli.py": _PLUGINS_CLI.replace("def logs(", '@click.option("--since")\ndef logs(since, ')}
+    analysis = analyse(plugins.change("chat logs --since option, closes #801", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+
+
+def test_a_dropped_dependency_the_title_names_is_a_build_change(plugins: Repo) -> None:
+    files = {
+        "pyproject.toml": _PYPROJECT.replace('    "sqlite-migrate==0.1a2",\n', ""),
+        "chat/migrations.py": "from sqlite_utils import Migrations\n",
+    }
+    analysis = analyse(plugins.change("Drop dependency on sqlite-migrate, closes #1577", files))
+    assert analysis.type == ChangeType.build
+
+
+def test_a_justfile_is_developer_tooling(plugins: Repo) -> None:
+    plugins.change("Add recipes", {"Justfile": "test:\n  pytest\n"})
+    analysis = analyse(plugins.change("Run the recipes through uv", {"Justfile": "test:\n  uv run pytest\n"}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_title_naming_an_option_is_a_feature_even_beside_docs(plugins: Repo) -> None:
+    # The option exists; it now takes another kind of value, which the title announces.
+    reads = _PLUGINS_CLI.replace('    "Show logged prompts"\n', '    "Show logged prompts"\n    count = int(count)\n')
+    files = {"chat/cli.py": reads, "docs/logging.md": "# Logging\n\nUse `-n` to limit.\n"}
+    analysis = analyse(plugins.change("-n t:template-name option, plus improved logging docs", files))
+    assert analysis.type == ChangeType.feat
+
+
+def test_models_the_provider_withdrew_removed_from_a_plugin_are_breaking(plugins: Repo) -> None:
+    models = 'def register_models(register):\n    register(Chat("luna"))\n    register(Chat("mini-2024"))\n'
+    plugins.change("Add the models", {"chat/openai_models.py": models})
+    files = {"chat/openai_models.py": models.replace('    register(Chat("mini-2024"))\n', "")}
+    analysis = analyse(plugins.change("Remove retired OpenAI models (#1554)", files))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.feat, True, Importance.high)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from repodaily.analyzers.heuristic.evidence import Evidence, apply_pattern
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.message_rules import SectionRule
-from repodaily.analyzers.heuristic.prose import bare_text
+from repodaily.analyzers.heuristic.prose import bare_text, link_targets_dropped
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.models import ContextFile, FileStatus
 
@@ -136,7 +136,8 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
     """Votes, caps and signals from the entries the commit adds to a changelog, read like titles.
 
     Patterns that would hold a change below the changelog's floor (logging, warnings) are skipped:
-    an entry's very presence says its users should know.
+    an entry's very presence says its users should know. They read the entry's words, not the
+    addresses it links (`…/api/docs/models/…` says nothing about the change).
     """
     floor = rules.changelog.min_importance
     records = [rules.path_rules(name).changelog for name in facts.classes]
@@ -150,9 +151,10 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         return
     read: set[str] = set()
     for entry in entries:
+        words = link_targets_dropped(entry.text)
         for key, rule in rules.patterns.items():
             below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
-            if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(entry.text)) is None:
+            if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(words)) is None:
                 continue
             read.add(key)
             apply_pattern(evidence, rule, match, quote)
