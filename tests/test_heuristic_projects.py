@@ -514,11 +514,3 @@ def test_a_title_naming_an_option_is_a_feature_even_beside_docs(plugins: Repo) -
     files = {"chat/cli.py": reads, "docs/logging.md": "# Logging\n\nUse `-n` to limit.\n"}
     analysis = analyse(plugins.change("-n t:template-name option, plus improved logging docs", files))
     assert analysis.type == ChangeType.feat
-
-
-def test_models_the_provider_withdrew_removed_from_a_plugin_are_breaking(plugins: Repo) -> None:
-    models = 'def register_models(register):\n    register(Chat("luna"))\n    register(Chat("mini-2024"))\n'
-    plugins.change("Add the models", {"chat/openai_models.py": models})
-    files = {"chat/openai_models.py": models.replace('    register(Chat("mini-2024"))\n', "")}
-    analysis = analyse(plugins.change("Remove retired OpenAI models (#1554)", files))
-    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.feat, True, Importance.high)
