@@ -1,4 +1,4 @@
-"""The heuristic on the conventions of JavaScript packages, Rust command-line tools, Python model servers and CLIs.
+"""The heuristic on the conventions of JavaScript packages, Rust CLIs, Python model servers, CLIs and test tools.
 
 Major releases, dependency updates titled ``name@version``, unused dependencies
 dropped, unit tests kept beside the code, Cargo's build configuration, model
@@ -514,3 +514,31 @@ def test_a_title_naming_an_option_is_a_feature_even_beside_docs(plugins: Repo) -
     files = {"chat/cli.py": reads, "docs/logging.md": "# Logging\n\nUse `-n` to limit.\n"}
     analysis = analyse(plugins.change("-n t:template-name option, plus improved logging docs", files))
     assert analysis.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- a Python test tool with plugins
+
+_SETUP = 'setup(\n    name="measure",\n    python_requires=">={version}",\n)\n'
+_CONTROL = '''class Measure:
+    def annotate(self, morfs):
+        """Annotate a list of modules.
+
+        .. note::
+
+            This method has been obsoleted by the html report.  It will be removed in a
+            future version.
+
+        """
+        return [str(morf) for morf in morfs]
+'''
+
+
+@pytest.fixture
+def measure(tmp_path: Path) -> Repo:
+    files = {"setup.py": _SETUP.format(version="3.9"), "measure/control.py": _CONTROL, "requirements/kit.pip": ""}
+    return Repo(tmp_path, files)
+
+
+def test_a_python_floor_raised_under_a_title_naming_only_the_version_is_a_high_break(measure: Repo) -> None:
+    analysis = analyse(measure.change("build: drop 3.9", {"setup.py": _SETUP.format(version="3.10")}))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, True, Importance.high)

@@ -350,18 +350,15 @@ _RUST_FLOOR = '[package]\nname = "engine"\nrust-version = "{version}"\n'
 
 
 @pytest.mark.parametrize(
-    ("manifest", "text", "breaking"), [("pyproject.toml", _LANGUAGE_FLOOR, True), ("Cargo.toml", _RUST_FLOOR, False)]
+    ("manifest", "text", "breaking", "importance"),
+    [("pyproject.toml", _LANGUAGE_FLOOR, True, Importance.high), ("Cargo.toml", _RUST_FLOOR, False, Importance.medium)],
 )
 def test_a_raised_language_floor_breaks_users_unless_their_package_manager_resolves_around_it(
-    repo: Repo, manifest: str, text: str, breaking: bool
+    repo: Repo, manifest: str, text: str, breaking: bool, importance: Importance
 ) -> None:
     repo.change("Package", {manifest: text.format(version="1.70")})
     analysis = analyse(repo.change("Tidy packaging", {manifest: text.format(version="1.80")}))
-    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (
-        ChangeType.build,
-        Importance.medium,
-        breaking,
-    )
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, importance, breaking)
 
 
 _PACKAGE_JSON = """{{
@@ -529,9 +526,8 @@ def test_a_changed_default_and_a_raised_floor_are_breaking(repo: Repo) -> None:
     assert flipped.flags.breaking
     repo.change("Package", {"pyproject.toml": _LANGUAGE_FLOOR.format(version="3.9")})
     raised = analyse(repo.change("Tidy packaging", {"pyproject.toml": _LANGUAGE_FLOOR.format(version="3.10")}))
-    assert raised.flags.breaking
-    # Inferred from the diff, not declared by the message: the rubric's floor, not high by itself.
-    assert raised.importance == Importance.medium
+    # The language's floor leaves every older installation behind, whatever the title says: high.
+    assert (raised.flags.breaking, raised.importance) == (True, Importance.high)
 
 
 _METRICS = """from prometheus_client import Counter, Gauge
