@@ -542,3 +542,10 @@ def measure(tmp_path: Path) -> Repo:
 def test_a_python_floor_raised_under_a_title_naming_only_the_version_is_a_high_break(measure: Repo) -> None:
     analysis = analyse(measure.change("build: drop 3.9", {"setup.py": _SETUP.format(version="3.10")}))
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, True, Importance.high)
+
+
+def test_pins_pip_tools_writes_as_pip_files_are_no_floor_users_meet(measure: Repo) -> None:
+    measure.change("Pin", {"requirements/kit.pip": "setuptools==69.5.1\n    # via -r requirements/kit.in\n"})
+    pinned = {"requirements/kit.pip": "setuptools==70.0.0\n    # via -r requirements/kit.in\n"}
+    analysis = analyse(measure.change("chore: make upgrade", pinned))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
