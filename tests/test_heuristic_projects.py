@@ -549,3 +549,16 @@ def test_pins_pip_tools_writes_as_pip_files_are_no_floor_users_meet(measure: Rep
     pinned = {"requirements/kit.pip": "setuptools==70.0.0\n    # via -r requirements/kit.in\n"}
     analysis = analyse(measure.change("chore: make upgrade", pinned))
     assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.low)
+
+
+@pytest.mark.parametrize(
+    "title", ["docs: remove the deprecation warning from Measure.annotate", "Silence the deprecation warning of X"]
+)
+def test_a_title_acting_against_a_deprecation_warning_announces_no_break(measure: Repo, title: str) -> None:
+    kept = _CONTROL.replace(
+        "        .. note::\n\n            This method has been obsoleted by the html report.  It will be removed in a\n"
+        "            future version.\n\n",
+        "",
+    )
+    analysis = analyse(measure.change(title, {"measure/control.py": kept}))
+    assert (analysis.flags.breaking, analysis.importance) == (False, Importance.low)
