@@ -562,3 +562,9 @@ def test_a_title_acting_against_a_deprecation_warning_announces_no_break(measure
     )
     analysis = analyse(measure.change(title, {"measure/control.py": kept}))
     assert (analysis.flags.breaking, analysis.importance) == (False, Importance.low)
+
+
+def test_a_deprecation_a_refactor_moves_off_is_no_break(measure: Repo) -> None:
+    respec = _CONTROL.replace("return [str(morf)", "return [getattr(morf, '__spec__', morf)")
+    analysis = analyse(measure.change("refactor: __loader__ is deprecated", {"measure/control.py": respec}))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.refactor, False, Importance.low)

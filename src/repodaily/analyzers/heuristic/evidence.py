@@ -131,6 +131,8 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
         "body": [link_targets_dropped(body)],
     }
     for name, pattern in rules.patterns.items():
+        if pattern.where != "body" and title.conventional in pattern.unless_conventional:
+            continue
         match = next((m for text in texts[pattern.where] if (m := pattern.regex.search(text))), None)
         if match is not None:
             evidence.fired.add(f"patterns.{name}")

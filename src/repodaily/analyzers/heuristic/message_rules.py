@@ -77,6 +77,9 @@ class PatternRule(Strict):
     weight: float = Field(default=1.0, ge=0)
     max_importance: Importance | None = None
     signal: Signal | None = None
+    #: Conventional Commits types whose prefix says what the title's words describe is not the
+    #: commit's own doing: under `refactor:`, "`__loader__` is deprecated" is why the code moves.
+    unless_conventional: list[ChangeType] = Field(default_factory=list)
 
     @field_validator("pattern")
     @classmethod
