@@ -335,12 +335,11 @@ def _load(config_path: str | None, **flags: Any) -> Config:
         overrides["output"] = output
     if flags.get("stdout"):
         overrides["publish"] = [{"type": "stdout"}]
-    path = find_config_file(config_path, os.environ)
-    config = load_config(path, overrides=overrides)
+    config = load_config(find_config_file(config_path, os.environ), overrides=overrides)
     if flags.get("stdout") and len(config.output.formats) > 1:
         # The config's formats are for files; without --format, stdout shows the first of them.
-        overrides["output"] = {**output, "formats": config.output.formats[:1]}
-        config = load_config(path, overrides=overrides)
+        output_section = config.output.model_copy(update={"formats": config.output.formats[:1]})
+        config = config.model_copy(update={"output": output_section})
     return config
 
 

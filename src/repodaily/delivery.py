@@ -23,6 +23,7 @@ and a user who deleted a report file expects a rerun to write it again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -161,11 +162,10 @@ async def _hand_out(
     """Give ``parcel`` to every target by ``send`` (None: it does not take this kind), past the ledger."""
     results = []
     for target in targets:
-        if dry_run or target.repeatable:
+        # The ledger decides nothing for a dry run or a repeatable target: no turn to wait for.
+        turn = contextlib.nullcontext() if dry_run or target.repeatable else _ledger_turn(store)
+        async with turn:
             results.append(await _hand_to(parcel, target, store, send, dry_run=dry_run, force=force))
-        else:
-            async with _ledger_turn(store):
-                results.append(await _hand_to(parcel, target, store, send, dry_run=dry_run, force=force))
     return results
 
 

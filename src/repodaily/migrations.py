@@ -175,10 +175,11 @@ def migrate(db: sqlite3.Connection) -> list[str]:
     """
     db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     applied: list[str] = []
+    done = _recorded(db)  # read without a lock first: the usual open has nothing to apply and takes none
     for function in MIGRATIONS:
         name = function.__name__
-        if name in _recorded(db):
-            continue  # read without a lock first: the usual open has nothing to apply and takes none
+        if name in done:
+            continue
         db.execute("BEGIN IMMEDIATE")
         try:
             if name not in _recorded(db):
