@@ -1550,3 +1550,46 @@ def test_security_words_about_the_policy_file_or_a_warning_flag_nothing() -> Non
     assert not judge("Add a contact to the vulnerability management team", SOURCE).flags.security
     assert not judge("Add a contact to the vuln mgmt team", SOURCE).flags.security
     assert judge("Fix a vulnerability in the media fetcher", SOURCE).flags.security
+
+
+_LOOP = """\
+def newest(items, since):
+    found = []
+    for item in items:
+        if item.stamp > since:
+            found.append(item.name)
+    return found
+
+
+COLUMNS = {
+    'mtime': lambda p: datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).replace(tzinfo=None).isoformat(),
+    'size': lambda p: p.stat().st_size,
+}
+"""
+_FORMATTED = (
+    _LOOP.replace(".replace(tzinfo=None).isoformat(),", "\n    .replace(tzinfo=None)\n    .isoformat(),")
+    .replace("'", '"')
+    .replace("p.stat().st_size,\n", "p.stat().st_size,  \n")
+)
+
+
+@pytest.mark.parametrize(
+    ("subject", "after", "expected"),
+    [
+        # A formatter's run: line breaks, quotes, trailing whitespace; the code does what it did.
+        ("Ran the formatter", _FORMATTED, (ChangeType.chore, Importance.low)),
+        # Only indentation differs, and it moves the return into the loop: a change of behaviour.
+        ("Return early", _LOOP.replace("\n    return found", "\n        return found"), None),
+        # Same layout, one name changed: code.
+        ("Ran the formatter", _FORMATTED.replace("st_size", "st_blocks"), None),
+    ],
+)
+def test_a_patch_that_only_lays_code_out_anew_is_a_low_chore(
+    tmp_path: Path, subject: str, after: str, expected: tuple[ChangeType, Importance] | None
+) -> None:
+    repo = Repo(tmp_path, {"engine/files.py": _LOOP})
+    analysis = analyse(repo.change(subject, {"engine/files.py": after}))
+    if expected is None:
+        assert analysis.importance != Importance.low or analysis.type != ChangeType.chore
+    else:
+        assert (analysis.type, analysis.importance) == expected

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from repodaily.analyzers.heuristic.layout import layout_only
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.unit_tests import only_unit_tests
 from repodaily.models import ChangeType, ContextFile, FileCategory, FileStatus
@@ -62,15 +63,23 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
 COMMENTS = "comments"
 
 
+#: The class of a code file whose patch only lays its code out anew (see ``[paths.layout]`` of rules.toml).
+LAYOUT = "layout"
+
+
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
 
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
-    """The file's path class; a code file whose patch changes only comments is of the comments class."""
+    """The file's path class; a code file whose patch changes only comments is of the comments class, and
+    a code or test file whose patch only lays its code out anew, of the layout class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
-    if rules.path_rules(name).type is None and COMMENTS in rules.paths and _comments_only(file):
+    kind = rules.path_rules(name).type
+    if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
+    if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
+        return LAYOUT
     return name
 
 

@@ -1,0 +1,55 @@
+"""Whether a code file's patch only re-lays out its code, as a formatter does (black, rustfmt, gofmt, prettier).
+
+Such a patch changes nothing the code does: its removed and added lines hold the
+same text once whitespace and line breaks, a trailing comma before a closing
+bracket and the quote a string is written with are set aside. Indentation is
+kept where it carries meaning: each hunk's removed and added lines must start at
+the same depth, so a statement moved out of a block (a fix, in Python) is no
+layout change. Read hunk by hunk, so a patch that changes code stops at its
+first such hunk.
+"""
+
+from __future__ import annotations
+
+import re
+
+from repodaily.models import ContextFile, Coverage, FileStatus
+
+__all__ = ["layout_only"]
+
+_HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
+_SPACE = re.compile(r"\s+")
+#: A comma right before a closing bracket: the "magic trailing comma" formatters add or drop.
+_TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+_TAB = 4
+
+
+def layout_only(file: ContextFile) -> bool:
+    """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
+    if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
+        return False
+    hunks = _HUNK_HEADER.split(file.text)[1:]
+    return bool(hunks) and all(_same_code(hunk) for hunk in hunks)
+
+
+def _same_code(hunk: str) -> bool:
+    removed: list[str] = []
+    added: list[str] = []
+    for line in hunk.split("\n"):
+        sign = line[:1]
+        if sign == "-":
+            removed.append(line[1:])
+        elif sign == "+":
+            added.append(line[1:])
+    return _depth(removed) == _depth(added) and _code(removed) == _code(added)
+
+
+def _depth(lines: list[str]) -> int | None:
+    """How far the shallowest non-blank line is indented; None when every line is blank."""
+    depths = [len(line.expandtabs(_TAB)) - len(line.expandtabs(_TAB).lstrip()) for line in lines if line.strip()]
+    return min(depths) if depths else None
+
+
+def _code(lines: list[str]) -> str:
+    text = _SPACE.sub("", "".join(lines))
+    return _TRAILING_COMMA.sub("", text).replace("'", '"')
