@@ -182,12 +182,19 @@ def test_breaking_change_footer_is_breaking_and_high() -> None:
     assert any("ENGINE_HOME" in bullet for bullet in result.summary)
 
 
-def test_a_body_that_says_the_change_breaks_users_is_breaking_and_high() -> None:
-    body = "Match limits are now counted where matches are found.\n\nThis is a breaking change for `engine-printer`.\n"
+@pytest.mark.parametrize(
+    "said",
+    [
+        "This is a breaking change for `engine-printer`.",
+        "This is a behavioral change: users who relied on the old order now get an error.",
+    ],
+)
+def test_a_body_that_says_the_change_breaks_users_is_breaking_and_high(said: str) -> None:
+    body = f"Match limits are now counted where matches are found.\n\n{said}\n"
     result = judge("searcher: move the match limit from the printer to the searcher", SOURCE, body=body)
     assert (result.flags.breaking, result.importance) == (True, Importance.high)
     # A checklist's question, or a denial, declares nothing.
-    for said in ("Is this a breaking change? No.", "This is not a breaking change."):
+    for said in ("Is this a breaking change? No.", "This is not a breaking change.", "No behavior change."):
         assert not judge("searcher: move the match limit", SOURCE, body=said).flags.breaking
 
 
