@@ -851,6 +851,13 @@ def test_summary_quotes_the_first_sentence_with_line_wraps_joined() -> None:
     assert result.summary[-1] == f"提交说明：{expected}"
 
 
+@pytest.mark.parametrize("opener", ["(e.g.", "(i.e.", "[e.g.", "e.g."])
+def test_an_abbreviation_after_a_bracket_ends_no_sentence(opener: str) -> None:
+    body = f"When a plugin uses hooks of a newer release {opener} via `requires`), loading it crashes. It is skipped.\n"
+    result = judge("Fix the crash on plugins with unknown hooks", SOURCE, body=body)
+    assert result.summary[-1].endswith("loading it crashes.")
+
+
 def test_long_first_sentence_is_cut_at_a_word_boundary_with_an_ellipsis() -> None:
     body = "This change " + " ".join(f"word{i}" for i in range(80)) + " ends here.\n"
     result = judge("Fix the queue", SOURCE, body=body)
@@ -1220,6 +1227,17 @@ def test_changelog_entry_makes_a_change_without_type_words_a_medium_feature() ->
     assert result.summary[-1] == (
         "The changelog says: `-e path` takes precedence over default `.env` and `.flaskenv` files."
     )
+
+
+@pytest.mark.parametrize(
+    "credit",
+    [" - by :user:`gaborbernat`.", " by @alice in https://github.com/acme/engine/pull/12", " (thanks to @a and @b)."],
+)
+def test_a_changelog_entry_is_quoted_without_the_credit_to_its_author(credit: str) -> None:
+    entry = changelog(f"+-   Skip the inline plugin when it uses hooks this release lacks instead of crashing{credit}")
+    result = judge("fix the crash on plugins with unknown hooks", change("src/engine/plugins.py"), entry)
+    quoted = next(line for line in result.summary if line.startswith("The changelog says: "))
+    assert quoted.rstrip(".").endswith("instead of crashing")
 
 
 def test_changelog_entry_words_decide_the_type() -> None:

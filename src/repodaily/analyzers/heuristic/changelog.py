@@ -21,6 +21,13 @@ __all__ = ["read_changelog"]
 
 _RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
 _RST_LITERAL = re.compile(r"``([^`]+)``")
+#: Who wrote the change, closing an entry: "- by :user:`name`", "by @name in #123", "(thanks to @a and @b)".
+_PERSON = r"(?::[a-z]+:`[^`]+`|@[\w-]+)"
+_ATTRIBUTION = re.compile(
+    rf"\s*[-–—,(]*\s*\b(?:(?:contributed|patch|reported|fixed|implemented)\s+by|by|thanks\s+to)\s+{_PERSON}"
+    rf"(?:\s*(?:,|and|&)\s*{_PERSON})*(?:\s+in\s+\S+)?\s*\)?(?=\.?\s*$)",
+    re.IGNORECASE,
+)
 _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 # A bullet that is only a label (`* remove:`, `- **Fixed:**`): the heading of the bullets nested below it.
 _LABEL_ONLY = re.compile(r"(\*\*|__)?(?P<name>[A-Za-z][\w -]{1,30}?)(\*\*|__)?:(\*\*|__)?\s*")
@@ -127,8 +134,9 @@ def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
 
 
 def _plain_entry(text: str) -> str:
-    """An entry as a report quotes it: reStructuredText literals as code spans, cross-reference roles dropped."""
-    text = _RST_ROLE.sub("", text)
+    """An entry as a report quotes it: reStructuredText literals as code spans, cross-reference roles and the
+    closing credit to its author dropped."""
+    text = _RST_ROLE.sub("", _ATTRIBUTION.sub("", text))
     return _RST_LITERAL.sub(r"`\1`", text).strip()
 
 

@@ -29,6 +29,8 @@ _NOT_PROSE = ("#", "<", "|", "```", "---", ">", "[", "!", "http")
 _BULLET = re.compile(r"^(?:[-*•]|\d{1,2}[.)])\s+")
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？]")
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "no.", "fig."})
+#: What may open an abbreviation's word: "(e.g. `x`)" still does not end there.
+_OPENERS = "([{\"'`*_"
 MAX_QUOTED = 200
 _WORD = re.compile(r"\w+")
 # A sentence says more than a title when this share of its words, and at least two, are not the title's.
@@ -73,7 +75,7 @@ def first_sentence(text: str) -> str:
     """Up to the first full stop that ends a sentence (not the one in ``e.g.`` or ``v1.2``)."""
     for match in _SENTENCE_END.finditer(text):
         words = text[: match.start()].split()
-        if match.group() == "." and words and f"{words[-1].lower()}." in _ABBREVIATIONS:
+        if match.group() == "." and words and f"{words[-1].lower().lstrip(_OPENERS)}." in _ABBREVIATIONS:
             continue
         return text[: match.end()]
     return text
