@@ -1463,11 +1463,22 @@ def test_merge_title_on_a_single_parent_commit_is_an_ordinary_title() -> None:
 # --------------------------------------------------------------------------- dependency bots
 
 
-def test_semver_major_bump_of_a_shipped_dependency_is_medium() -> None:
-    files = [change("git-cliff-core/Cargo.toml", FileCategory.build), change("Cargo.lock", FileCategory.generated)]
+@pytest.mark.parametrize(
+    ("manifest", "lockfile", "importance"),
+    [
+        ("engine-core/pyproject.toml", "uv.lock", Importance.medium),
+        ("engine-core/Cargo.toml", "Cargo.lock", Importance.low),
+    ],
+)
+def test_semver_major_bump_of_a_shipped_dependency_is_medium_where_one_version_serves_all(
+    manifest: str, lockfile: str, importance: Importance
+) -> None:
+    """pip installs one version of a library for the whole environment; Cargo links each crate's own."""
+    files = [change(manifest, FileCategory.build), change(lockfile, FileCategory.generated)]
     result = judge("chore(deps): bump reqwest from 0.11.27 to 0.12.3 (#592)", *files)
-    assert (result.type, result.importance) == (ChangeType.build, Importance.medium)
-    assert "`reqwest` 0.11.27 → 0.12.3" in result.importance_reason
+    assert (result.type, result.importance) == (ChangeType.build, importance)
+    if importance == Importance.medium:
+        assert "`reqwest` 0.11.27 → 0.12.3" in result.importance_reason
 
 
 @pytest.mark.parametrize(

@@ -386,12 +386,35 @@ def test_a_development_dependency_or_an_exact_pin_raised_is_no_floor_users_meet(
     assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.low, False)
 
 
-def test_a_dependency_floor_raised_beside_a_development_section_still_binds_users(repo: Repo) -> None:
+def test_a_dependency_floor_raised_beside_a_development_section_is_still_read(repo: Repo) -> None:
     before = _PACKAGE_JSON.format(version="10.2.0")
     repo.change("Package", {"package.json": before})
     analysis = analyse(repo.change("Tidy packaging", {"package.json": before.replace("^2.1.0", "^3.0.0")}))
     assert ("dependency_floor", "raised_floor", "router", "2.1.0", "3.0.0", None) in surface(analysis)
-    assert analysis.importance == Importance.medium
+
+
+_CARGO_LIBRARY = '[package]\nname = "engine"\n\n[dependencies]\ngix = "{version}"\n'
+
+
+@pytest.mark.parametrize(
+    ("manifest", "text", "importance"),
+    [
+        ("pyproject.toml", _PYPROJECT, Importance.medium),
+        ("Cargo.toml", _CARGO_LIBRARY, Importance.low),
+        (
+            "package.json",
+            '{{\n  "name": "engine",\n  "dependencies": {{\n    "gix": "^{version}"\n  }}\n}}\n',
+            Importance.low,
+        ),
+    ],
+)
+def test_an_incompatible_library_step_binds_users_only_where_one_version_is_installed(
+    repo: Repo, manifest: str, text: str, importance: Importance
+) -> None:
+    """pip installs one version of a library for everything; Cargo and npm install each its own."""
+    repo.change("Package", {manifest: text.format(version="0.73.0")})
+    analysis = analyse(repo.change("Update dependencies", {manifest: text.format(version="0.74.0")}))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, importance, False)
 
 
 def test_a_commit_scoped_to_development_dependencies_raises_no_floor(repo: Repo) -> None:

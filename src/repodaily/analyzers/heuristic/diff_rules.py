@@ -83,6 +83,7 @@ class DependencyRules(Strict):
     routine_weight: float = Field(default=2.0, ge=0)
     versions_only_weight: float = Field(default=4.0, ge=0)
     manifests: list[str] = Field(default_factory=list)
+    side_by_side: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
     dev_scopes: list[str] = Field(default_factory=list)
     section: str = r"(?!)"
@@ -126,7 +127,7 @@ class DependencyRules(Strict):
         """A requirements file, whose exact versions pin an environment."""
         return self._pin_files.matches(path)
 
-    @field_validator("manifests", "not_shipped", "pin_files")
+    @field_validator("manifests", "side_by_side", "not_shipped", "pin_files")
     @classmethod
     def _check_globs(cls, value: list[str]) -> list[str]:
         return check_globs(value)
@@ -138,6 +139,14 @@ class DependencyRules(Strict):
     @cached_property
     def _not_shipped(self) -> Globs:
         return Globs(self.not_shipped)
+
+    @cached_property
+    def _side_by_side(self) -> Globs:
+        return Globs(self.side_by_side)
+
+    def installs_side_by_side(self, path: str) -> bool:
+        """A manifest whose package manager installs two incompatible versions of a library side by side."""
+        return self._side_by_side.matches(path)
 
     def released(self, path: str) -> bool:
         """A manifest file outside the website, examples, tests and tooling: its versions reach users."""
@@ -179,16 +188,20 @@ class DependencyRules(Strict):
     def _toolchains(self) -> frozenset[str]:
         return frozenset(t.lower() for t in self.toolchains)
 
-    def binds_users(self, name: str, old: str | None, new: str | None) -> bool:
-        """A version step of ``name`` its users cannot take in their stride.
+    def binds_users(self, name: str, old: str | None, new: str | None, path: str) -> bool:
+        """A version step of ``name``, declared in the manifest at ``path``, its users cannot take in their stride.
 
         A step semantic versioning calls incompatible (``1.4 -> 2.0``, ``0.11 -> 0.12``),
         any step of a major dependency (a framework or runtime users must follow),
         or of a toolchain floor (``requires-python``, ``rust-version``); a compatible
-        step of a library (``0.5.1 -> 0.5.2``) is taken by the installer unasked.
+        step of a library (``0.5.1 -> 0.5.2``) is taken by the installer unasked, and
+        so is any step of a library where the package manager installs incompatible
+        versions side by side (Cargo, npm): no one else's use of it is held back.
         """
         if name.lower() in self._toolchains or self.is_major(name):
             return True
+        if self.installs_side_by_side(path):
+            return False
         return old is not None and new is not None and semver_incompatible(old, new)
 
     def breaks_users(self, name: str) -> bool:

@@ -70,7 +70,7 @@ class Evidence:
     # The rules that matched (`tags.bugfix`, `patterns.severe`, `surface.raised_floor`), for measuring them.
     fired: set[str] = field(default_factory=set)
     sync_merge: bool = False
-    ships_dependencies: bool = False  # the commit changes a manifest of the released package
+    ships_dependencies: bool = False  # the commit changes a manifest of the released package whose steps bind users
 
     def vote(self, change_type: ChangeType | None, weight: float, cite: str) -> None:
         if change_type is None or weight <= 0:

@@ -80,7 +80,7 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
-        deps.ships(f.path) for f in facts.files
+        deps.ships(f.path) and not deps.installs_side_by_side(f.path) for f in facts.files
     )
     if evidence.dependencies and _versions_only(facts, evidence.dependencies):
         evidence.vote(ChangeType.build, deps.versions_only_weight, code_span(evidence.dependencies[0].name))

@@ -54,7 +54,7 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
     """Whether ``change`` is a step the rule counts: any, or only those that bind or break users."""
     if rule.steps == "binding":
-        return deps.binds_users(change.name, change.old, change.new)
+        return deps.binds_users(change.name, change.old, change.new, change.path)
     return rule.steps == "any" or deps.breaks_users(change.name)
 
 
