@@ -307,6 +307,37 @@ def test_a_changed_default_of_a_config_key_is_a_high_user_facing_behaviour_chang
     assert "`policy`: again → give-up" in analysis.importance_reason
 
 
+_RUST_CONFIG = """use serde::Deserialize;
+
+#[derive(Deserialize)]
+pub struct BranchConfig<'a> {
+    pub symbol: &'a str,
+{fields}    pub disabled: bool,
+}
+
+impl BranchConfig<'_> {
+    pub fn shown(&self) -> bool {
+        !self.disabled
+    }
+}
+"""
+
+
+def test_a_public_field_of_a_rust_configuration_struct_is_a_config_key(repo: Repo) -> None:
+    repo.change("Add the branch module", {"src/configs/branch.rs": _RUST_CONFIG.replace("{fields}", "")})
+    added = _RUST_CONFIG.replace("{fields}", "    pub ignore_bare_repo: bool,\n")
+    analysis = analyse(repo.change("feat(branch): add ignore_bare_repo", {"src/configs/branch.rs": added}))
+    assert surface(analysis) == {("config_key", "added", "ignore_bare_repo", None, None, None)}
+    assert any("`ignore_bare_repo`" in bullet for bullet in analysis.summary)
+    removed = analyse(
+        repo.change(
+            "refactor(branch): drop symbol", {"src/configs/branch.rs": added.replace("    pub symbol: &'a str,\n", "")}
+        )
+    )
+    assert ("config_key", "removed", "symbol", None, None, None) in surface(removed)
+    assert removed.flags.breaking
+
+
 def test_a_config_key_added_beside_an_unchanged_default_is_no_default_change(repo: Repo) -> None:
     repo.change("Add retries", {"engine/config/retry.py": _SETTINGS.format(policy="again", extra="")})
     extra = "    attempts: int = 3\n"

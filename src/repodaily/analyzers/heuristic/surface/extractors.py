@@ -172,18 +172,28 @@ def env_vars(side: Side) -> Iterator[Found]:
 
 # Fields of a dataclass or pydantic model, a class body's annotated assignments.
 _FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>[^\n]+)$", re.M)
-_CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.py$)")
+#: A public field of a Rust struct, one per line (`pub ignore_bare_repo: bool,`): serde reads it as a key.
+_RUST_FIELD = re.compile(r"^[ \t]+pub\s+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^,;=(){}\n]+,?[ \t]*(//[^\n]*)?$", re.M)
+_CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.(py|rs)$)")
 
 
 @functools.lru_cache(maxsize=_PATHS_REMEMBERED)
 def config_file(path: str) -> bool:
-    """A Python module of configuration classes: its fields are keys users set, and their defaults."""
-    return path.endswith(".py") and _CONFIG_PATH.search(path) is not None
+    """A Python or Rust module of configuration types: its fields are keys users set (with defaults, in Python)."""
+    return path.endswith((".py", ".rs")) and _CONFIG_PATH.search(path) is not None
 
 
 def config_keys(side: Side) -> Iterator[Found]:
-    """Fields declared in configuration modules, with their defaults (``Field(default=...)`` read through)."""
+    """Fields declared in configuration modules, with their defaults (``Field(default=...)`` read through).
+
+    A Rust configuration struct's public fields are keys too (serde names a key by its
+    field); their defaults live in an `impl Default` apart, so none is read.
+    """
     if not config_file(side.path):
+        return
+    if side.path.endswith(".rs"):
+        for field in _RUST_FIELD.finditer(side.text):
+            yield Found(SurfaceKind.config_key, field.group("name"), None)
         return
     for field in _FIELD.finditer(side.text):
         if keyword.iskeyword(field.group("name")):  # `else: x = 1` is a statement, not a field
