@@ -568,3 +568,62 @@ def test_a_deprecation_a_refactor_moves_off_is_no_break(measure: Repo) -> None:
     respec = _CONTROL.replace("return [str(morf)", "return [getattr(morf, '__spec__', morf)")
     analysis = analyse(measure.change("refactor: __loader__ is deprecated", {"measure/control.py": respec}))
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.refactor, False, Importance.low)
+
+
+# --------------------------------------------------------------------------- a pytest plugin with news fragments
+
+_PLUGIN_PYPROJECT = (
+    '[project]\nname = "pytest-spread"\ndependencies = [\n    "execnet>=2.1",\n    "pytest>={pytest}",\n]\n'
+)
+_PLUGIN = """import pytest
+
+
+@pytest.hookimpl
+def pytest_addoption(parser):
+    group = parser.getgroup("spread", "distributed testing")
+    group.addoption(
+        "--maxprocesses",
+        type=int,
+        help="limit the number of workers",
+    )
+"""
+_PLUGIN_CHANGELOG = "pytest-spread 3.6.0 (2024-04-19)\n================================\n\n- First entry.\n"
+
+
+@pytest.fixture
+def plugin(tmp_path: Path) -> Repo:
+    files = {
+        "pyproject.toml": _PLUGIN_PYPROJECT.format(pytest="6.2.0"),
+        "src/spread/plugin.py": _PLUGIN,
+        "CHANGELOG.rst": _PLUGIN_CHANGELOG,
+        "changelog/_template.rst": "{% for section in sections %}{{ section }}{% endfor %}\n",
+    }
+    return Repo(tmp_path, files)
+
+
+def test_a_removal_fragment_named_without_an_extension_declares_the_break(plugin: Repo) -> None:
+    files = {
+        "pyproject.toml": _PLUGIN_PYPROJECT.format(pytest="7.0.0"),
+        "changelog/1057.removal": "pytest>=7.0.0 is now required.\n",
+    }
+    analysis = analyse(plugin.change("Bump min pytest to 7.0.0", files))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, True, Importance.high)
+
+
+def test_a_release_consuming_fragments_named_without_an_extension_is_a_low_chore(plugin: Repo) -> None:
+    feature = "Add `--px` to create proxy gateways.\n\nProxy gateways are passed to other gateways with `via`.\n"
+    feature += "They can serve to run several workers on a remote machine.\n"
+    fix = {"changelog/1200.bugfix": "Fixed a crash when a group name is a number.\n\nIt is now read as a string.\n"}
+    plugin.change(
+        "Add the news",
+        {"changelog/1162.removal": "Dropped support for Python 3.8.\n", "changelog/1170.feature": feature, **fix},
+    )
+    notes = "pytest-spread 3.7.0 (2025-05-26)\n================================\n\nFeatures\n--------\n\n- "
+    notes += feature.replace("\n\n", "\n\n  ") + "\nRemovals\n--------\n\n- Dropped support for Python 3.8.\n\n"
+    commit = plugin.change(
+        "Release 3.7.0",
+        {"CHANGELOG.rst": notes + _PLUGIN_CHANGELOG},
+        removed=("changelog/1162.removal", "changelog/1170.feature", "changelog/1200.bugfix"),
+    )
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
