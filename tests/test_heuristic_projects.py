@@ -584,8 +584,25 @@ def pytest_addoption(parser):
     group.addoption(
         "--maxprocesses",
         type=int,
-        help="limit the number of workers",
+        help="limit the number of workers "
+        "when using --numprocesses=auto",
     )
+    group.addoption(
+        "--dist",
+        default="no",
+        help=(
+            "set mode for distributing tests: "
+            "load: send any pending test to any available worker."
+        ),
+    )
+
+
+def check(count):
+    if count < 0:
+        raise pytest.UsageError(
+            "--maxprocesses must be "
+            "a positive number"
+        )
 """
 _PLUGIN_CHANGELOG = "pytest-spread 3.6.0 (2024-04-19)\n================================\n\n- First entry.\n"
 
@@ -627,3 +644,21 @@ def test_a_release_consuming_fragments_named_without_an_extension_is_a_low_chore
     )
     analysis = analyse(commit)
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
+
+
+def test_an_options_help_text_reworded_over_string_pieces_is_documentation(plugin: Repo) -> None:
+    reworded = (
+        _PLUGIN.replace("limit the", "Limit the")
+        .replace('"when using --numprocesses=auto"', "\"when using --numprocesses with 'auto' or 'logical'\"")
+        .replace('"set mode', '"Set mode')
+        .replace('"load: send', '"load: Send')
+    )
+    commit = plugin.change("Fix inconsistencies in the --help formatting", {"src/spread/plugin.py": reworded})
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_a_string_piece_of_an_error_message_is_no_help_text(plugin: Repo) -> None:
+    reworded = _PLUGIN.replace('"a positive number"', '"a number above zero"')
+    analysis = analyse(plugin.change("Fix the --maxprocesses error wording", {"src/spread/plugin.py": reworded}))
+    assert analysis.type != ChangeType.docs
