@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Importance
+from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceKind
 
 _PACKAGE = '{{\n  "name": "web",\n  "version": "{version}",\n  "dependencies": {{\n{deps}  }}\n}}\n'
 _DEPS = '    "cookie": "{cookie}",\n    "depd": "2.0.0",\n    "qs": "^6.14.0"\n'
@@ -662,3 +662,20 @@ def test_a_string_piece_of_an_error_message_is_no_help_text(plugin: Repo) -> Non
     reworded = _PLUGIN.replace('"a positive number"', '"a number above zero"')
     analysis = analyse(plugin.change("Fix the --maxprocesses error wording", {"src/spread/plugin.py": reworded}))
     assert analysis.type != ChangeType.docs
+
+
+def test_an_option_removed_from_a_pytest_plugins_group_is_a_break(plugin: Repo) -> None:
+    start, end = _PLUGIN.index('    group.addoption(\n        "--dist"'), _PLUGIN.index("\n\ndef check")
+    analysis = analyse(
+        plugin.change("Clean up the distribution modes", {"src/spread/plugin.py": _PLUGIN[:start] + _PLUGIN[end:]})
+    )
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.cli_option, SurfaceAction.removed, "--dist")
+    ]
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
+def test_a_pytest_plugin_options_new_default_is_a_high_break(plugin: Repo) -> None:
+    moved = _PLUGIN.replace('default="no"', 'default="load"')
+    analysis = analyse(plugin.change("Spread the tests out", {"src/spread/plugin.py": moved}))
+    assert (analysis.flags.breaking, analysis.importance) == (True, Importance.high)
