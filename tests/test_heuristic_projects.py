@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceKind
+from repodaily.models import Analysis, ChangeType, Importance, SurfaceAction, SurfaceKind
 
 _PACKAGE = '{{\n  "name": "web",\n  "version": "{version}",\n  "dependencies": {{\n{deps}  }}\n}}\n'
 _DEPS = '    "cookie": "{cookie}",\n    "depd": "2.0.0",\n    "qs": "^6.14.0"\n'
@@ -627,23 +627,28 @@ def test_a_removal_fragment_named_without_an_extension_declares_the_break(plugin
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, True, Importance.high)
 
 
-def test_a_release_consuming_fragments_named_without_an_extension_is_a_low_chore(plugin: Repo) -> None:
+def _news_released(plugin: Repo, title: str, extension: str) -> Analysis:
+    """The news of three changes (`extension` on their fragments' names), then the release gathering them."""
     feature = "Add `--px` to create proxy gateways.\n\nProxy gateways are passed to other gateways with `via`.\n"
     feature += "They can serve to run several workers on a remote machine.\n"
-    fix = {"changelog/1200.bugfix": "Fixed a crash when a group name is a number.\n\nIt is now read as a string.\n"}
-    plugin.change(
-        "Add the news",
-        {"changelog/1162.removal": "Dropped support for Python 3.8.\n", "changelog/1170.feature": feature, **fix},
-    )
+    fix = "Fixed a crash when a group name is a number.\n\nIt is now read as a string.\n"
+    news = {"1162.removal": "Dropped support for Python 3.8.\n", "1170.feature": feature, "1200.bugfix": fix}
+    plugin.change("Add the news", {f"changelog/{name}{extension}": text for name, text in news.items()})
     notes = "pytest-spread 3.7.0 (2025-05-26)\n================================\n\nFeatures\n--------\n\n- "
     notes += feature.replace("\n\n", "\n\n  ") + "\nRemovals\n--------\n\n- Dropped support for Python 3.8.\n\n"
-    commit = plugin.change(
-        "Release 3.7.0",
-        {"CHANGELOG.rst": notes + _PLUGIN_CHANGELOG},
-        removed=("changelog/1162.removal", "changelog/1170.feature", "changelog/1200.bugfix"),
-    )
-    analysis = analyse(commit)
+    gathered = tuple(f"changelog/{name}{extension}" for name in news)
+    return analyse(plugin.change(title, {"CHANGELOG.rst": notes + _PLUGIN_CHANGELOG}, removed=gathered))
+
+
+def test_a_release_consuming_fragments_named_without_an_extension_is_a_low_chore(plugin: Repo) -> None:
+    analysis = _news_released(plugin, "Release 3.7.0", "")
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
+
+
+def test_fragments_gathered_into_the_changelog_are_a_release_whatever_the_title(plugin: Repo) -> None:
+    analysis = _news_released(plugin, "Prepare release version 3.7.0", ".rst")
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
+    assert "pytest-spread 3.7.0 (2025-05-26)" in analysis.importance_reason
 
 
 def test_an_options_help_text_reworded_over_string_pieces_is_documentation(plugin: Repo) -> None:
