@@ -684,3 +684,33 @@ def test_a_pytest_plugin_options_new_default_is_a_high_break(plugin: Repo) -> No
     moved = _PLUGIN.replace('default="no"', 'default="load"')
     analysis = analyse(plugin.change("Spread the tests out", {"src/spread/plugin.py": moved}))
     assert (analysis.flags.breaking, analysis.importance) == (True, Importance.high)
+
+
+_TOOLS = '[tool.mypy]\nstrict = true\npython_version = "3.9"\n\n[tool.ruff]\nline-length = 100\n'
+
+
+def test_a_manifest_changed_only_in_its_development_tools_sections_is_tooling(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="6.2.0") + "\n"
+    plugin.change("Configure the tools", {"pyproject.toml": pyproject + _TOOLS})
+    dropped = {"pyproject.toml": pyproject + _TOOLS.replace('python_version = "3.9"\n', "")}
+    analysis = analyse(plugin.change("Remove python version from mypy", dropped))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.chore, Importance.low, False)
+
+
+def test_a_build_backends_section_is_no_development_tool(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="6.2.0") + "\n"
+    backend = '[tool.setuptools]\npackages = ["spread"]\n\n[tool.ruff]\nline-length = 100\n'
+    plugin.change("Configure the build", {"pyproject.toml": pyproject + backend})
+    changed = {"pyproject.toml": pyproject + backend.replace('["spread"]', '["spread", "spread.scheduler"]')}
+    analysis = analyse(plugin.change("Ship the scheduler package", changed))
+    assert analysis.type == ChangeType.build
+
+
+def test_a_type_checkers_target_version_beside_a_floor_is_no_dependency(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="{pytest}") + "\n" + _TOOLS
+    plugin.change("Configure the tools", {"pyproject.toml": pyproject.format(pytest="6.2.0")})
+    raised = pyproject.format(pytest="7.0.0").replace('python_version = "3.9"\n', "")
+    analysis = analyse(plugin.change("Require pytest 7", {"pyproject.toml": raised}))
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.dependency_floor, SurfaceAction.raised_floor, "pytest")
+    ]

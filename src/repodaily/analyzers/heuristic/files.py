@@ -70,17 +70,53 @@ LAYOUT = "layout"
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
 
+#: The class of developer tooling (``[paths.tooling]``), which a manifest changing only its tools' sections joins.
+TOOLING = "tooling"
+
+
+#: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
+_FILE_HEADERS = ("++ ", "-- ")
+
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
-    """The file's path class; a code file whose patch changes only comments is of the comments class, and
-    a code or test file whose patch only lays its code out anew, of the layout class."""
+    """The file's path class; a code file whose patch changes only comments is of the comments class,
+    a code or test file whose patch only lays its code out anew of the layout class, and a manifest whose
+    patch changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
     if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
     if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
+    if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
+        return TOOLING
     return name
+
+
+def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
+    """Every line the patch changes lies under a development tool's section (``[tool.mypy]``) its hunk shows.
+
+    A line whose section header is above git's context is of no known section, and so
+    the file stays what its path says.
+    """
+    deps = rules.dependencies
+    section: str | None = None
+    seen = False
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            section = None
+            continue
+        if line[1:4] in _FILE_HEADERS:
+            continue
+        code = line[1:].strip()
+        if header := deps.section_regex.match(line[1:]):
+            section = header.group("name")
+        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+            continue
+        if section is None or deps.tool_section_regex.match(section) is None:
+            return False
+        seen = True
+    return seen
 
 
 def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSet) -> list[str]:
@@ -95,8 +131,6 @@ def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSe
     return [TESTS if i in source else name for i, name in enumerate(classes)]
 
 
-#: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
-_FILE_HEADERS = ("++ ", "-- ")
 #: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
 _DIRECTIVE = re.compile(
     r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
