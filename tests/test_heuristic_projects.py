@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Importance
+from repodaily.models import Analysis, ChangeType, Importance, SurfaceAction, SurfaceKind
 
 _PACKAGE = '{{\n  "name": "web",\n  "version": "{version}",\n  "dependencies": {{\n{deps}  }}\n}}\n'
 _DEPS = '    "cookie": "{cookie}",\n    "depd": "2.0.0",\n    "qs": "^6.14.0"\n'
@@ -568,3 +568,149 @@ def test_a_deprecation_a_refactor_moves_off_is_no_break(measure: Repo) -> None:
     respec = _CONTROL.replace("return [str(morf)", "return [getattr(morf, '__spec__', morf)")
     analysis = analyse(measure.change("refactor: __loader__ is deprecated", {"measure/control.py": respec}))
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.refactor, False, Importance.low)
+
+
+# --------------------------------------------------------------------------- a pytest plugin with news fragments
+
+_PLUGIN_PYPROJECT = (
+    '[project]\nname = "pytest-spread"\ndependencies = [\n    "execnet>=2.1",\n    "pytest>={pytest}",\n]\n'
+)
+_PLUGIN = """import pytest
+
+
+@pytest.hookimpl
+def pytest_addoption(parser):
+    group = parser.getgroup("spread", "distributed testing")
+    group.addoption(
+        "--maxprocesses",
+        type=int,
+        help="limit the number of workers "
+        "when using --numprocesses=auto",
+    )
+    group.addoption(
+        "--dist",
+        default="no",
+        help=(
+            "set mode for distributing tests: "
+            "load: send any pending test to any available worker."
+        ),
+    )
+
+
+def check(count):
+    if count < 0:
+        raise pytest.UsageError(
+            "--maxprocesses must be "
+            "a positive number"
+        )
+"""
+_PLUGIN_CHANGELOG = "pytest-spread 3.6.0 (2024-04-19)\n================================\n\n- First entry.\n"
+
+
+@pytest.fixture
+def plugin(tmp_path: Path) -> Repo:
+    files = {
+        "pyproject.toml": _PLUGIN_PYPROJECT.format(pytest="6.2.0"),
+        "src/spread/plugin.py": _PLUGIN,
+        "CHANGELOG.rst": _PLUGIN_CHANGELOG,
+        "changelog/_template.rst": "{% for section in sections %}{{ section }}{% endfor %}\n",
+    }
+    return Repo(tmp_path, files)
+
+
+def test_a_removal_fragment_named_without_an_extension_declares_the_break(plugin: Repo) -> None:
+    files = {
+        "pyproject.toml": _PLUGIN_PYPROJECT.format(pytest="7.0.0"),
+        "changelog/1057.removal": "pytest>=7.0.0 is now required.\n",
+    }
+    analysis = analyse(plugin.change("Bump min pytest to 7.0.0", files))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, True, Importance.high)
+
+
+def _news_released(plugin: Repo, title: str, extension: str) -> Analysis:
+    """The news of three changes (`extension` on their fragments' names), then the release gathering them."""
+    feature = "Add `--px` to create proxy gateways.\n\nProxy gateways are passed to other gateways with `via`.\n"
+    feature += "They can serve to run several workers on a remote machine.\n"
+    fix = "Fixed a crash when a group name is a number.\n\nIt is now read as a string.\n"
+    news = {"1162.removal": "Dropped support for Python 3.8.\n", "1170.feature": feature, "1200.bugfix": fix}
+    plugin.change("Add the news", {f"changelog/{name}{extension}": text for name, text in news.items()})
+    notes = "pytest-spread 3.7.0 (2025-05-26)\n================================\n\nFeatures\n--------\n\n- "
+    notes += feature.replace("\n\n", "\n\n  ") + "\nRemovals\n--------\n\n- Dropped support for Python 3.8.\n\n"
+    gathered = tuple(f"changelog/{name}{extension}" for name in news)
+    return analyse(plugin.change(title, {"CHANGELOG.rst": notes + _PLUGIN_CHANGELOG}, removed=gathered))
+
+
+def test_a_release_consuming_fragments_named_without_an_extension_is_a_low_chore(plugin: Repo) -> None:
+    analysis = _news_released(plugin, "Release 3.7.0", "")
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
+
+
+def test_fragments_gathered_into_the_changelog_are_a_release_whatever_the_title(plugin: Repo) -> None:
+    analysis = _news_released(plugin, "Prepare release version 3.7.0", ".rst")
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.chore, False, Importance.low)
+    assert "pytest-spread 3.7.0 (2025-05-26)" in analysis.importance_reason
+
+
+def test_an_options_help_text_reworded_over_string_pieces_is_documentation(plugin: Repo) -> None:
+    reworded = (
+        _PLUGIN.replace("limit the", "Limit the")
+        .replace('"when using --numprocesses=auto"', "\"when using --numprocesses with 'auto' or 'logical'\"")
+        .replace('"set mode', '"Set mode')
+        .replace('"load: send', '"load: Send')
+    )
+    commit = plugin.change("Fix inconsistencies in the --help formatting", {"src/spread/plugin.py": reworded})
+    analysis = analyse(commit)
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
+def test_a_string_piece_of_an_error_message_is_no_help_text(plugin: Repo) -> None:
+    reworded = _PLUGIN.replace('"a positive number"', '"a number above zero"')
+    analysis = analyse(plugin.change("Fix the --maxprocesses error wording", {"src/spread/plugin.py": reworded}))
+    assert analysis.type != ChangeType.docs
+
+
+def test_an_option_removed_from_a_pytest_plugins_group_is_a_break(plugin: Repo) -> None:
+    start, end = _PLUGIN.index('    group.addoption(\n        "--dist"'), _PLUGIN.index("\n\ndef check")
+    analysis = analyse(
+        plugin.change("Clean up the distribution modes", {"src/spread/plugin.py": _PLUGIN[:start] + _PLUGIN[end:]})
+    )
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.cli_option, SurfaceAction.removed, "--dist")
+    ]
+    assert (analysis.type, analysis.flags.breaking) == (ChangeType.feat, True)
+
+
+def test_a_pytest_plugin_options_new_default_is_a_high_break(plugin: Repo) -> None:
+    moved = _PLUGIN.replace('default="no"', 'default="load"')
+    analysis = analyse(plugin.change("Spread the tests out", {"src/spread/plugin.py": moved}))
+    assert (analysis.flags.breaking, analysis.importance) == (True, Importance.high)
+
+
+_TOOLS = '[tool.mypy]\nstrict = true\npython_version = "3.9"\n\n[tool.ruff]\nline-length = 100\n'
+
+
+def test_a_manifest_changed_only_in_its_development_tools_sections_is_tooling(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="6.2.0") + "\n"
+    plugin.change("Configure the tools", {"pyproject.toml": pyproject + _TOOLS})
+    dropped = {"pyproject.toml": pyproject + _TOOLS.replace('python_version = "3.9"\n', "")}
+    analysis = analyse(plugin.change("Remove python version from mypy", dropped))
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.chore, Importance.low, False)
+
+
+def test_a_build_backends_section_is_no_development_tool(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="6.2.0") + "\n"
+    backend = '[tool.setuptools]\npackages = ["spread"]\n\n[tool.ruff]\nline-length = 100\n'
+    plugin.change("Configure the build", {"pyproject.toml": pyproject + backend})
+    changed = {"pyproject.toml": pyproject + backend.replace('["spread"]', '["spread", "spread.scheduler"]')}
+    analysis = analyse(plugin.change("Ship the scheduler package", changed))
+    assert analysis.type == ChangeType.build
+
+
+def test_a_type_checkers_target_version_beside_a_floor_is_no_dependency(plugin: Repo) -> None:
+    pyproject = _PLUGIN_PYPROJECT.format(pytest="{pytest}") + "\n" + _TOOLS
+    plugin.change("Configure the tools", {"pyproject.toml": pyproject.format(pytest="6.2.0")})
+    raised = pyproject.format(pytest="7.0.0").replace('python_version = "3.9"\n', "")
+    analysis = analyse(plugin.change("Require pytest 7", {"pyproject.toml": raised}))
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.dependency_floor, SurfaceAction.raised_floor, "pytest")
+    ]

@@ -17,7 +17,7 @@ from repodaily.analyzers.heuristic.prose import bare_text, link_targets_dropped
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.models import ContextFile, FileStatus
 
-__all__ = ["read_changelog"]
+__all__ = ["read_changelog", "read_gathered_fragments"]
 
 _RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
 _RST_LITERAL = re.compile(r"``([^`]+)``")
@@ -131,6 +131,36 @@ def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
     lines = [line[1:].strip() for line in file.text.splitlines() if line.startswith("+")]
     text = " ".join(" ".join(line for line in lines if line and not _UNDERLINE.match(line)).split())
     return [_Entry(text, section)] if text else []
+
+
+def read_gathered_fragments(evidence: Evidence, facts: Files, rules: RuleSet, quote: str) -> None:
+    """A release signal from the release tool's own step: news fragments deleted, the changelog given their entries.
+
+    Towncrier (and its kin) builds a release's notes by gathering the fragments into the
+    changelog and deleting them, whatever the commit's title says ("Prepare release version
+    8.3.4", a merge of the release branch, a cherry-pick of it). The cite is the heading the
+    notes gain (``pytest 8.3.4 (2024-12-01)``), else the changelog's path.
+    """
+    regex = rules.changelog.fragment_regex
+    records = [rules.path_rules(name).changelog for name in facts.classes]
+    changelogs = [file for file, record in zip(facts.files, records, strict=True) if record]
+    if not any(file.status == FileStatus.deleted and regex.search(file.path) for file in changelogs):
+        return
+    gaining = [f for f in changelogs if f.additions and f.status != FileStatus.deleted and not regex.search(f.path)]
+    if not gaining:
+        return
+    evidence.signal("release", quote.format(text=_new_heading(gaining[0]) or gaining[0].path))
+    evidence.fired.add("changelog.gathered_fragments")
+
+
+def _new_heading(file: ContextFile) -> str | None:
+    """The first heading a changelog patch adds: an added line that an added underline follows."""
+    previous = ""
+    for line in file.text.splitlines():
+        if line.startswith("+") and _UNDERLINE.match(line[1:]) and previous.strip():
+            return previous.strip()
+        previous = line[1:] if line.startswith("+") and not line.startswith("+++") else ""
+    return None
 
 
 def _plain_entry(text: str) -> str:

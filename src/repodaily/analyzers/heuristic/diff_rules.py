@@ -88,6 +88,7 @@ class DependencyRules(Strict):
     dev_scopes: list[str] = Field(default_factory=list)
     section: str = r"(?!)"
     dev_section: str = r"(?!)"
+    tool_section: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
     pin: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
@@ -97,7 +98,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section")
+    @field_validator("dev_section", "tool_section")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -109,6 +110,10 @@ class DependencyRules(Strict):
     @cached_property
     def dev_section_regex(self) -> re.Pattern[str]:
         return re.compile(self.dev_section, re.IGNORECASE)
+
+    @cached_property
+    def tool_section_regex(self) -> re.Pattern[str]:
+        return re.compile(self.tool_section, re.IGNORECASE)
 
     @field_validator("pin")
     @classmethod

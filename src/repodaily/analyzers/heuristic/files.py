@@ -70,17 +70,53 @@ LAYOUT = "layout"
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
 
+#: The class of developer tooling (``[paths.tooling]``), which a manifest changing only its tools' sections joins.
+TOOLING = "tooling"
+
+
+#: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
+_FILE_HEADERS = ("++ ", "-- ")
+
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
-    """The file's path class; a code file whose patch changes only comments is of the comments class, and
-    a code or test file whose patch only lays its code out anew, of the layout class."""
+    """The file's path class; a code file whose patch changes only comments is of the comments class,
+    a code or test file whose patch only lays its code out anew of the layout class, and a manifest whose
+    patch changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
     if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
     if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
+    if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
+        return TOOLING
     return name
+
+
+def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
+    """Every line the patch changes lies under a development tool's section (``[tool.mypy]``) its hunk shows.
+
+    A line whose section header is above git's context is of no known section, and so
+    the file stays what its path says.
+    """
+    deps = rules.dependencies
+    section: str | None = None
+    seen = False
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            section = None
+            continue
+        if line[1:4] in _FILE_HEADERS:
+            continue
+        code = line[1:].strip()
+        if header := deps.section_regex.match(line[1:]):
+            section = header.group("name")
+        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+            continue
+        if section is None or deps.tool_section_regex.match(section) is None:
+            return False
+        seen = True
+    return seen
 
 
 def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSet) -> list[str]:
@@ -95,15 +131,13 @@ def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSe
     return [TESTS if i in source else name for i, name in enumerate(classes)]
 
 
-#: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
-#: A line the patch adds or removes (not the file header's ``+++``/``---``), read one at a time.
-_CHANGED_LINE = re.compile(r"^[-+](?!\+\+ |-- )(?P<text>.*)$", re.M)
 #: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
 _DIRECTIVE = re.compile(
     r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
     r"|prettier-ignore|rubocop:|clang-format|NOLINT|fmt:\s*(off|on|skip)|isort:|pragma|go:(build|generate|embed|linkname)"
     r"|\+build|SPDX-License-Identifier)",
 )
+#: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
 _COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
 #: A line that only sets the help text an option shows (clap's `help = "..."` and `value_name`,
 #: argparse's and click's `help="..."`, `.about("...")`): prose users read, like a docstring.
@@ -111,6 +145,11 @@ _HELP_TEXT = re.compile(
     r"""\.?(help|long_help|short_help|about|long_about|after_help|before_help|value_name|metavar)"""
     r"""\s*(=|:|\()\s*[rbfu]?\#?["']"""
 )
+#: An option's help text given in parentheses, its pieces on the lines below (`help=(`).
+_HELP_OPENS = re.compile(r"(help|long_help|short_help|about|long_about)\s*=\s*\(\s*$")
+#: A line that is only a piece of a string, the implicit concatenation Python and C write long text in
+#: (`"re-run the failing tests until all pass.",`): prose when it continues a help text, else unknown.
+_STRING_PIECE = re.compile(r"""[rbfu]?(?P<q>["'])(\\.|(?!(?P=q)).)*(?P=q)\s*[,)]?\s*$""")
 #: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
@@ -120,15 +159,24 @@ def _comments_only(file: ContextFile) -> bool:
     """The patch changes lines, every one of them a comment, an option's help text or blank: the code
     reads as it did.
 
-    Most patches change code on their first changed line, so the scan stops there.
+    Help text runs on over lines of string pieces (``help="Run tests in a subprocess, "`` then
+    ``"re-run the failing ones."``): a piece is help text when the lines above it, changed or
+    not, lead back to a help argument. Most patches change code on their first changed line, so the
+    scan stops there.
     """
     seen = False
+    in_help = False
     preprocessed = file.path.lower().endswith(_C_FAMILY)
-    for changed in _CHANGED_LINE.finditer(file.text):
-        code = changed.group("text").strip()
-        if not code:
+    for line in file.text.splitlines():
+        sign, code = line[:1], line[1:].strip()
+        if sign not in ("+", "-", " ") or line[1:4] in _FILE_HEADERS:
+            in_help = False
             continue
-        if _HELP_TEXT.match(code) is not None:
+        help_text = _HELP_TEXT.match(code) is not None or _HELP_OPENS.match(code) is not None
+        in_help = help_text or (in_help and _STRING_PIECE.match(code) is not None)
+        if sign == " " or not code:
+            continue
+        if in_help:
             seen = True
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
@@ -150,8 +198,6 @@ def _is_pure_move(files: list[ContextFile], rules: RuleSet) -> bool:
     return renamed or _moves_content(files, rules)
 
 
-#: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
-_FILE_HEADERS = ("++ ", "-- ")
 #: A line too short to say where it came from (a bracket, `else:`, `}`) proves no move.
 _MIN_MOVED_TEXT = 4
 

@@ -174,20 +174,23 @@ def _dependency_changes(title: Title, facts: Files, rules: RuleSet) -> list[Depe
 
 
 def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> tuple[str, ...]:
-    """The ``sign`` lines of a manifest's patch, less those under a development section the hunk shows.
+    """The ``sign`` lines of a manifest's patch, less those under a development or tool section the hunk shows.
 
     A ``[dev-dependencies]`` table or a ``"devDependencies": {`` object lists what
-    the project's own developers install, not its users. Only a header inside
-    the hunk is seen: lines whose section header lies above git's context count
-    as shipped, as every line did before sections were read.
+    the project's own developers install, not its users; a ``[tool.mypy]`` table
+    configures their tools (its ``python_version`` is the checker's target, no
+    floor). Only a header inside the hunk is seen: lines whose section header lies
+    above git's context count as shipped, as every line did before sections were read.
     """
     deps = rules.dependencies
-    return _shipped(file.text, sign, deps.section_regex, deps.dev_section_regex)
+    return _shipped(file.text, sign, deps.section_regex, deps.dev_section_regex, deps.tool_section_regex)
 
 
 # The surface and the dependency reading both ask for a manifest's lines, once per sign: split each once.
 @functools.lru_cache(maxsize=32)
-def _shipped(text: str, sign: str, section: re.Pattern[str], dev_section: re.Pattern[str]) -> tuple[str, ...]:
+def _shipped(
+    text: str, sign: str, section: re.Pattern[str], dev_section: re.Pattern[str], tool_section: re.Pattern[str]
+) -> tuple[str, ...]:
     lines: list[str] = []
     dev = False
     for line in text.splitlines():
@@ -196,7 +199,8 @@ def _shipped(text: str, sign: str, section: re.Pattern[str], dev_section: re.Pat
         elif line.startswith(("+++", "---")):
             continue
         elif header := section.match(line[1:]):
-            dev = dev_section.search(header.group("name")) is not None
+            name = header.group("name")
+            dev = dev_section.search(name) is not None or tool_section.match(name) is not None
         elif line.startswith(sign) and not dev:
             lines.append(line)
     return tuple(lines)

@@ -40,8 +40,9 @@ def _value(text: str | None) -> str | None:
     return value.strip("\"'") or None
 
 
-# Command-line options: argparse `add_argument`, optparse `add_option`, click `option`, typer `Option`.
-_CLI_CALL = re.compile(r"\b(?:add_argument|add_option|option|Option)\s*\(")
+# Command-line options: argparse `add_argument`, optparse `add_option`, click `option`, typer `Option`, and
+# pytest's `parser.addoption` / `group.addoption` (`_addoption`), which its plugins declare theirs with.
+_CLI_CALL = re.compile(r"\b(?:add_argument|add_option|_?addoption|option|Option)\s*\(")
 _FLAG = re.compile(r"""["'](--[A-Za-z0-9][\w-]*)["']""")
 _DEFAULT = re.compile(r"\bdefault\s*=\s*")
 
