@@ -214,6 +214,56 @@ def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
     assert analysis.type == ChangeType.build
 
 
+# --------------------------------------------------------------------------- a Rust library workspace
+
+_WORKSPACE = """[workspace]
+members = ["tui", "tui-core", "xtask"]
+
+[workspace.package]
+edition = "2024"
+rust-version = "1.86.0"
+
+[workspace.dependencies]
+bitflags = "2.9"
+tui = {{ path = "tui", version = "{version}" }}
+tui-core = {{ path = "tui-core", version = "{version}" }}
+"""
+_CRATE = '[package]\nname = "{name}"\nversion = "{version}"\nedition.workspace = true\n\n[dependencies]\n{deps}'
+_VERBOSITY = 'clap-verbosity-flag = "2.2.3"\n'
+_STYLE = "/// A style.\npub struct Style {\n    pub bold: bool,\n}\n"
+
+
+def _crates(version: str, core_deps: str = "bitflags.workspace = true\n") -> dict[str, str]:
+    return {
+        "Cargo.toml": _WORKSPACE.format(version=version),
+        "tui-core/Cargo.toml": _CRATE.format(name="tui-core", version=version, deps=core_deps),
+        "tui/Cargo.toml": _CRATE.format(name="tui", version=version, deps="tui-core.workspace = true\n"),
+    }
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Repo:
+    files = {
+        **_crates("0.30.1"),
+        "xtask/Cargo.toml": _CRATE.format(name="xtask", version="0.1.0", deps=""),
+        "xtask/src/main.rs": "fn main() {}\n",
+        "tui-core/src/style.rs": _STYLE,
+        "CHANGELOG.md": "# Changelog\n",
+        "BREAKING-CHANGES.md": "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n",
+    }
+    return Repo(tmp_path, files)
+
+
+@pytest.mark.parametrize(("crate", "importance"), [("xtask", Importance.low), ("tui-core", Importance.medium)])
+def test_a_major_bump_in_the_xtask_crate_reaches_no_user(workspace: Repo, crate: str, importance: Importance) -> None:
+    manifest = f"{crate}/Cargo.toml"
+    workspace.change("Use verbosity flags", {manifest: _CRATE.format(name=crate, version="0.30.1", deps=_VERBOSITY)})
+    bumped = _CRATE.format(name=crate, version="0.30.1", deps=_VERBOSITY.replace("2.2.3", "3.0.0"))
+    title = "chore(deps): bump clap-verbosity-flag from 2.2.3 to 3.0.0"
+    analysis = analyse(workspace.change(title, {manifest: bumped}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, importance)
+
+
 # --------------------------------------------------------------------------- Python model servers
 
 _REGISTRY = """_MODELS = {{
