@@ -264,6 +264,26 @@ def test_a_major_bump_in_the_xtask_crate_reaches_no_user(workspace: Repo, crate:
     assert (analysis.type, analysis.importance) == (ChangeType.build, importance)
 
 
+@pytest.mark.parametrize("title", ["chore(tui): unleash the rats v0.30.2", "chore: release"])
+def test_a_workspace_setting_only_its_own_versions_is_a_release(workspace: Repo, title: str) -> None:
+    files = {**_crates("0.30.2"), "CHANGELOG.md": "# Changelog\n\n## 0.30.2\n\n- Fill widget\n"}
+    analysis = analyse(workspace.change(title, files))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+    assert "release" in analysis.importance_reason
+
+
+@pytest.mark.parametrize(
+    "table", ["[dependencies.bitflags]", """[target.'cfg(target_env = "musl")'.dependencies.bitflags]"""]
+)
+def test_a_version_under_a_dependencys_table_is_no_release(workspace: Repo, table: str) -> None:
+    core = "tui-core/Cargo.toml"
+    deps = 'itoa = "1"\nmemchr = "2.7"\nregex = "1.10"\n\n'  # the `[dependencies]` header out of the hunk's sight
+    manifest = _CRATE.format(name="tui-core", version="0.30.1", deps=deps) + table + '\nversion = "{version}"\n'
+    workspace.change("Spell out bitflags", {core: manifest.format(version="2.9")})
+    analysis = analyse(workspace.change("chore: bitflags 2.10", {core: manifest.format(version="2.10")}))
+    assert analysis.type == ChangeType.build
+
+
 # --------------------------------------------------------------------------- Python model servers
 
 _REGISTRY = """_MODELS = {{

@@ -249,17 +249,35 @@ class ReleaseRules(Strict):
     line: ``major_version`` finds the added line that sets the package's own
     version to the first of one (``"version": "5.0.0"``), ``major`` a title that
     names one (``v5.0.0``). What it ships may stop existing users' code working.
+    A commit whose shipped manifests change only ``own_version`` lines (named
+    group ``version``) and ``local_dependency`` lines is a release whatever its
+    title says.
     """
 
     max_source_lines: int = Field(default=6, ge=0)
     major_version: str = "(?!)"
     major: PatternRule | None = None
     major_importance: Importance = Importance.medium
+    own_version: str = "(?!)"
+    local_dependency: str = "(?!)"
 
-    @field_validator("major_version")
+    @field_validator("major_version", "local_dependency")
     @classmethod
     def _check_major(cls, value: str) -> str:
         return check_regex(value)
+
+    @field_validator("own_version")
+    @classmethod
+    def _check_own(cls, value: str) -> str:
+        return check_regex(value, groups=("version",))
+
+    @cached_property
+    def own_version_regex(self) -> re.Pattern[str]:
+        return re.compile(self.own_version, FLAGS)
+
+    @cached_property
+    def local_dependency_regex(self) -> re.Pattern[str]:
+        return re.compile(self.local_dependency, FLAGS)
 
 
 class DiffRules(Strict):

@@ -77,6 +77,8 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         cite = code_span(table)
         evidence.caps.append((rules.diff.constant_table_importance, cite))
         evidence.cap_reasons[cite] = "reason_data_table"
+    if version := _own_version_set(facts, rules):
+        evidence.signal("release", code_span(f"version = {version}"))
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
@@ -132,6 +134,41 @@ def _constant_table_edited(facts: Files, rules: RuleSet) -> str | None:
                     return None
                 tables.append(table)
     return tables[0] if tables else None
+
+
+#: A TOML table's header, quotes and all (`[target.'cfg(target_env = "musl")'.dependencies.jemalloc]`).
+_TABLE = re.compile(r"^\s*\[{1,2}(?P<name>.+?)\]{1,2}\s*$")
+
+
+def _own_version_set(facts: Files, rules: RuleSet) -> str | None:
+    """The version a commit gives its packages when their shipped manifests change nothing else; else None.
+
+    That is what a release tool writes, whatever title it chooses: each package's
+    own ``version`` line and the versions a workspace requires of its members. A
+    ``version`` line under a dependency's table (``[dependencies.serde]``, seen in
+    the hunk) is the dependency's; a manifest line of any other kind is no release.
+    """
+    release = rules.release
+    version = None
+    for i in facts.counted:
+        file = facts.files[i]
+        if not rules.dependencies.ships(file.path):
+            continue
+        section = ""
+        for line in _lines(file.text):
+            if line.startswith(("+++", "---")):
+                continue
+            if line.startswith("@@"):
+                section = ""
+            elif header := _TABLE.match(line[1:]):
+                section = header.group("name")
+            elif line[:1] not in "+-" or not line[1:].strip():
+                continue
+            elif (own := release.own_version_regex.match(line)) and "dependencies" not in section.lower():
+                version = own.group("version") if line[0] == "+" else version
+            elif release.local_dependency_regex.match(line) is None:
+                return None
+    return version
 
 
 #: A version number as manifests and version tables write it.
