@@ -284,6 +284,36 @@ def test_a_version_under_a_dependencys_table_is_no_release(workspace: Repo, tabl
     assert analysis.type == ChangeType.build
 
 
+_NOTES = "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n"
+_MSRV_NOTE = "\n## [v0.31.0](https://example.com/releases/v0.31.0)\n\n### MSRV is now 1.88.0 ([#2396])\n"
+
+
+@pytest.mark.parametrize(
+    ("notes", "breaking", "importance"),
+    [(_NOTES + _MSRV_NOTE, True, Importance.high), (_NOTES, False, Importance.medium)],
+)
+def test_a_section_added_to_the_breaking_changes_notes_declares_the_break(
+    workspace: Repo, notes: str, breaking: bool, importance: Importance
+) -> None:
+    raised = _WORKSPACE.format(version="0.30.1").replace("1.86.0", "1.88.0")
+    analysis = analyse(workspace.change("chore: bump MSRV", {"Cargo.toml": raised, "BREAKING-CHANGES.md": notes}))
+    assert (analysis.flags.breaking, analysis.importance) == (breaking, importance)
+
+
+@pytest.mark.parametrize(
+    ("notes", "title"),
+    [
+        (_NOTES + _MSRV_NOTE, "docs(breaking-changes): note the MSRV"),
+        (_NOTES.replace("Style is now const", "Style methods are now const"), "chore: style is const"),
+    ],
+)
+def test_notes_edited_alone_or_reworded_declare_no_break(workspace: Repo, notes: str, title: str) -> None:
+    style = _STYLE.replace("pub bold: bool", "pub bold: bool,\n    pub italic: bool")
+    files = {"BREAKING-CHANGES.md": notes, **({"tui-core/src/style.rs": style} if title.startswith("chore") else {})}
+    analysis = analyse(workspace.change(title, files))
+    assert not analysis.flags.breaking
+
+
 # --------------------------------------------------------------------------- Python model servers
 
 _REGISTRY = """_MODELS = {{

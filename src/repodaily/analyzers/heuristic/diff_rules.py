@@ -251,7 +251,8 @@ class ReleaseRules(Strict):
     names one (``v5.0.0``). What it ships may stop existing users' code working.
     A commit whose shipped manifests change only ``own_version`` lines (named
     group ``version``) and ``local_dependency`` lines is a release whatever its
-    title says.
+    title says. A section (``upgrade_entry``, named group ``text``) that a commit
+    other than a release adds to the ``upgrade_notes`` declares a break.
     """
 
     max_source_lines: int = Field(default=6, ge=0)
@@ -260,6 +261,8 @@ class ReleaseRules(Strict):
     major_importance: Importance = Importance.medium
     own_version: str = "(?!)"
     local_dependency: str = "(?!)"
+    upgrade_notes: list[str] = Field(default_factory=list)
+    upgrade_entry: str = "(?!)"
 
     @field_validator("major_version", "local_dependency")
     @classmethod
@@ -270,6 +273,28 @@ class ReleaseRules(Strict):
     @classmethod
     def _check_own(cls, value: str) -> str:
         return check_regex(value, groups=("version",))
+
+    @field_validator("upgrade_entry")
+    @classmethod
+    def _check_entry(cls, value: str) -> str:
+        return check_regex(value, groups=("text",))
+
+    @field_validator("upgrade_notes")
+    @classmethod
+    def _check_notes(cls, value: list[str]) -> list[str]:
+        return check_globs(value)
+
+    @cached_property
+    def upgrade_entry_regex(self) -> re.Pattern[str]:
+        return re.compile(self.upgrade_entry, FLAGS)
+
+    @cached_property
+    def _upgrade_notes(self) -> Globs:
+        return Globs(self.upgrade_notes)
+
+    def upgrade_notes_in(self, path: str) -> bool:
+        """The project's notes for users upgrading across its breaking changes."""
+        return self._upgrade_notes.matches(path)
 
     @cached_property
     def own_version_regex(self) -> re.Pattern[str]:
