@@ -284,6 +284,17 @@ def test_a_version_under_a_dependencys_table_is_no_release(workspace: Repo, tabl
     assert analysis.type == ChangeType.build
 
 
+@pytest.mark.parametrize("inherited", ["indoc.workspace = true\n", "indoc = { workspace = true }\n"])
+def test_a_dependency_moved_into_the_workspaces_table_is_not_dropped(workspace: Repo, inherited: str) -> None:
+    core = "tui-core/Cargo.toml"
+    listed = _CRATE.format(name="tui-core", version="0.30.1", deps='indoc = "2.0.6"\n')
+    workspace.change("Use indoc", {core: listed, "tui-core/src/text.rs": "use indoc::indoc;\n"})
+    root = _WORKSPACE.format(version="0.30.1").replace('bitflags = "2.9"\n', 'bitflags = "2.9"\nindoc = "2"\n')
+    moved = {"Cargo.toml": root, core: _CRATE.format(name="tui-core", version="0.30.1", deps=inherited)}
+    analysis = analyse(workspace.change("chore: move dependency management to workspace", moved))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, False, Importance.low)
+
+
 _NOTES = "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n"
 _MSRV_NOTE = "\n## [v0.31.0](https://example.com/releases/v0.31.0)\n\n### MSRV is now 1.88.0 ([#2396])\n"
 

@@ -89,6 +89,7 @@ class DependencyRules(Strict):
     dev_section: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
     pin: str = r"(?!)"
+    still_listed: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
 
     @field_validator("section")
@@ -109,10 +110,14 @@ class DependencyRules(Strict):
     def dev_section_regex(self) -> re.Pattern[str]:
         return re.compile(self.dev_section, re.IGNORECASE)
 
-    @field_validator("pin")
+    @field_validator("pin", "still_listed")
     @classmethod
     def _check_pin(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
+
+    @cached_property
+    def still_listed_regex(self) -> re.Pattern[str]:
+        return re.compile(self.still_listed)
 
     @cached_property
     def pin_regex(self) -> re.Pattern[str]:
