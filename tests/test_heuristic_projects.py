@@ -295,6 +295,22 @@ def test_a_dependency_moved_into_the_workspaces_table_is_not_dropped(workspace: 
     assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, False, Importance.low)
 
 
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("fix: correct clippy errors introduced by rust 1.86.0 update", (ChangeType.refactor, Importance.low)),
+        ("chore: fix new lints", (ChangeType.refactor, Importance.low)),
+        ("fix: keep the bold flag when patching a style", (ChangeType.fix, Importance.medium)),
+    ],
+)
+def test_a_linters_findings_corrected_are_a_low_refactor(
+    workspace: Repo, title: str, expected: tuple[ChangeType, Importance]
+) -> None:
+    style = _STYLE.replace("pub struct Style {", "#[derive(Clone, Copy)]\npub struct Style {")
+    analysis = analyse(workspace.change(title, {"tui-core/src/style.rs": style}))
+    assert (analysis.type, analysis.importance) == expected
+
+
 _NOTES = "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n"
 _MSRV_NOTE = "\n## [v0.31.0](https://example.com/releases/v0.31.0)\n\n### MSRV is now 1.88.0 ([#2396])\n"
 
