@@ -10,7 +10,7 @@ import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
 from repodaily.analyzers.heuristic.message_rules import PatternRule
@@ -247,6 +247,10 @@ class RemovedDefinitionRules(Strict):
         return re.compile("|".join(f"(?:{pattern})" for pattern in unnamed) or "(?!)", re.M)
 
 
+#: The named groups a release rule's pattern must define.
+_RELEASE_GROUPS = {"own_version": ("version",), "upgrade_entry": ("text",)}
+
+
 class ReleaseRules(Strict):
     """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
 
@@ -269,20 +273,10 @@ class ReleaseRules(Strict):
     upgrade_notes: list[str] = Field(default_factory=list)
     upgrade_entry: str = "(?!)"
 
-    @field_validator("major_version", "local_dependency")
+    @field_validator("major_version", "local_dependency", "own_version", "upgrade_entry")
     @classmethod
-    def _check_major(cls, value: str) -> str:
-        return check_regex(value)
-
-    @field_validator("own_version")
-    @classmethod
-    def _check_own(cls, value: str) -> str:
-        return check_regex(value, groups=("version",))
-
-    @field_validator("upgrade_entry")
-    @classmethod
-    def _check_entry(cls, value: str) -> str:
-        return check_regex(value, groups=("text",))
+    def _check_patterns(cls, value: str, info: ValidationInfo) -> str:
+        return check_regex(value, groups=_RELEASE_GROUPS.get(info.field_name or "", ()))
 
     @field_validator("upgrade_notes")
     @classmethod
