@@ -65,6 +65,23 @@ def test_a_major_release_of_a_rust_crate_is_medium(tmp_path: Path) -> None:
     assert "new major version" in analysis.importance_reason
 
 
+@pytest.mark.parametrize(
+    ("manifest", "text", "old", "new", "importance"),
+    [
+        ("Cargo.toml", '[package]\nname = "inspect"\nversion = "{version}"\n', "0.1.3", "0.2.0", Importance.medium),
+        ("Cargo.toml", '[package]\nname = "inspect"\nversion = "{version}"\n', "0.2.0", "0.2.1", Importance.low),
+        ("pyproject.toml", '[project]\nname = "inspect"\nversion = "{version}"\n', "0.1.3", "0.2.0", Importance.low),
+    ],
+)
+def test_a_crate_opening_a_new_zero_line_is_a_major_release(
+    tmp_path: Path, manifest: str, text: str, old: str, new: str, importance: Importance
+) -> None:
+    # Cargo reads 0.1 -> 0.2 as an incompatible step; PyPI's resolvers do not.
+    repo = Repo(tmp_path, {manifest: text.format(version=old), "src/main.rs": "fn main() {}\n"})
+    analysis = analyse(repo.change(f"chore(release): prepare for {new}", {manifest: text.format(version=new)}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, importance)
+
+
 def test_a_workspace_crate_released_under_its_tag_name_is_a_release(tmp_path: Path) -> None:
     crate = '[package]\nname = "walker"\nversion = "{version}"\n\n[dependencies]\nmemchr = "2.7"\n'
     repo = Repo(tmp_path, {"crates/walker/Cargo.toml": crate.format(version="0.4.26")})

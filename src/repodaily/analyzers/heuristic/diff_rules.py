@@ -261,7 +261,8 @@ class ReleaseRules(Strict):
     A commit whose shipped manifests change only ``own_version`` lines (named
     group ``version``) and ``local_dependency`` lines is a release whatever its
     title says. A section (``upgrade_entry``, named group ``text``) that a commit
-    other than a release adds to the ``upgrade_notes`` declares a break.
+    other than a release adds to the ``upgrade_notes`` declares a break. In the
+    ``zero_major_manifests``, ``zero_major_version`` opens a major line before 1.0.
     """
 
     max_source_lines: int = Field(default=6, ge=0)
@@ -272,16 +273,26 @@ class ReleaseRules(Strict):
     local_dependency: str = "(?!)"
     upgrade_notes: list[str] = Field(default_factory=list)
     upgrade_entry: str = "(?!)"
+    zero_major_manifests: list[str] = Field(default_factory=list)
+    zero_major_version: str = "(?!)"
 
-    @field_validator("major_version", "local_dependency", "own_version", "upgrade_entry")
+    @field_validator("major_version", "local_dependency", "own_version", "upgrade_entry", "zero_major_version")
     @classmethod
     def _check_patterns(cls, value: str, info: ValidationInfo) -> str:
         return check_regex(value, groups=_RELEASE_GROUPS.get(info.field_name or "", ()))
 
-    @field_validator("upgrade_notes")
+    @field_validator("upgrade_notes", "zero_major_manifests")
     @classmethod
     def _check_notes(cls, value: list[str]) -> list[str]:
         return check_globs(value)
+
+    @cached_property
+    def _zero_major_manifests(self) -> Globs:
+        return Globs(self.zero_major_manifests)
+
+    def zero_is_major_in(self, path: str) -> bool:
+        """A manifest of an ecosystem whose resolver reads 0.x minor steps as major ones."""
+        return self._zero_major_manifests.matches(path)
 
     @cached_property
     def upgrade_entry_regex(self) -> re.Pattern[str]:
