@@ -58,7 +58,7 @@ def _opens_major_line(facts: Files, rules: RuleSet) -> bool:
     regex, zero = re.compile(release.major_version, re.M), re.compile(release.zero_major_version, re.M)
     return any(
         regex.search(file.text) is not None
-        or (release.zero_is_major_in(file.path) and zero.search(file.text) is not None)
+        or (release.files["zero_major_manifests"].matches(file.path) and zero.search(file.text) is not None)
         for file, name in zip(facts.files, facts.classes, strict=True)
         if rules.dependencies.ships(file.path) or rules.path_rules(name).type is None
     )

@@ -287,32 +287,17 @@ class ReleaseRules(Strict):
         return check_globs(value)
 
     @cached_property
-    def _zero_major_manifests(self) -> Globs:
-        return Globs(self.zero_major_manifests)
-
-    def zero_is_major_in(self, path: str) -> bool:
-        """A manifest of an ecosystem whose resolver reads 0.x minor steps as major ones."""
-        return self._zero_major_manifests.matches(path)
+    def files(self) -> dict[str, Globs]:
+        """The path lists (``upgrade_notes``, ``zero_major_manifests``), compiled."""
+        return {name: Globs(getattr(self, name)) for name in ("upgrade_notes", "zero_major_manifests")}
 
     @cached_property
-    def upgrade_entry_regex(self) -> re.Pattern[str]:
-        return re.compile(self.upgrade_entry, FLAGS)
-
-    @cached_property
-    def _upgrade_notes(self) -> Globs:
-        return Globs(self.upgrade_notes)
-
-    def upgrade_notes_in(self, path: str) -> bool:
-        """The project's notes for users upgrading across its breaking changes."""
-        return self._upgrade_notes.matches(path)
-
-    @cached_property
-    def own_version_regex(self) -> re.Pattern[str]:
-        return re.compile(self.own_version, FLAGS)
-
-    @cached_property
-    def local_dependency_regex(self) -> re.Pattern[str]:
-        return re.compile(self.local_dependency, FLAGS)
+    def line_regexes(self) -> dict[str, re.Pattern[str]]:
+        """The patterns read line by line (``own_version``, ``local_dependency``, ``upgrade_entry``), compiled."""
+        return {
+            name: re.compile(getattr(self, name), FLAGS)
+            for name in ("own_version", "local_dependency", "upgrade_entry")
+        }
 
 
 class DiffRules(Strict):

@@ -167,9 +167,9 @@ def _own_version_set(facts: Files, rules: RuleSet) -> str | None:
                 section = header.group("name")
             elif line[:1] not in "+-" or not line[1:].strip():
                 continue
-            elif (own := release.own_version_regex.match(line)) and "dependencies" not in section.lower():
+            elif (own := release.line_regexes["own_version"].match(line)) and "dependencies" not in section.lower():
                 version = own.group("version") if line[0] == "+" else version
-            elif release.local_dependency_regex.match(line) is None:
+            elif release.line_regexes["local_dependency"].match(line) is None:
                 return None
     return version
 
@@ -181,9 +181,9 @@ def _upgrade_note(facts: Files, rules: RuleSet) -> str | None:
     """
     release = rules.release
     for file in facts.files:
-        if not release.upgrade_notes_in(file.path):
+        if not release.files["upgrade_notes"].matches(file.path):
             continue
-        added, removed = (_sections(file, sign, release.upgrade_entry_regex) for sign in "+-")
+        added, removed = (_sections(file, sign, release.line_regexes["upgrade_entry"]) for sign in "+-")
         if len(added) > len(removed):
             return f"{code_span(file.path.rpartition('/')[2])}: {clip(added[0], MAX_QUOTED)}"
     return None
