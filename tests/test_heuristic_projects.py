@@ -65,6 +65,23 @@ def test_a_major_release_of_a_rust_crate_is_medium(tmp_path: Path) -> None:
     assert "new major version" in analysis.importance_reason
 
 
+@pytest.mark.parametrize(
+    ("manifest", "text", "old", "new", "importance"),
+    [
+        ("Cargo.toml", '[package]\nname = "inspect"\nversion = "{version}"\n', "0.1.3", "0.2.0", Importance.medium),
+        ("Cargo.toml", '[package]\nname = "inspect"\nversion = "{version}"\n', "0.2.0", "0.2.1", Importance.low),
+        ("pyproject.toml", '[project]\nname = "inspect"\nversion = "{version}"\n', "0.1.3", "0.2.0", Importance.low),
+    ],
+)
+def test_a_crate_opening_a_new_zero_line_is_a_major_release(
+    tmp_path: Path, manifest: str, text: str, old: str, new: str, importance: Importance
+) -> None:
+    # Cargo reads 0.1 -> 0.2 as an incompatible step; PyPI's resolvers do not.
+    repo = Repo(tmp_path, {manifest: text.format(version=old), "src/main.rs": "fn main() {}\n"})
+    analysis = analyse(repo.change(f"chore(release): prepare for {new}", {manifest: text.format(version=new)}))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, importance)
+
+
 def test_a_workspace_crate_released_under_its_tag_name_is_a_release(tmp_path: Path) -> None:
     crate = '[package]\nname = "walker"\nversion = "{version}"\n\n[dependencies]\nmemchr = "2.7"\n'
     repo = Repo(tmp_path, {"crates/walker/Cargo.toml": crate.format(version="0.4.26")})
@@ -212,6 +229,134 @@ def test_cargo_build_configuration_is_a_build_change(crate: Repo) -> None:
     config = '[target.x86_64-pc-windows-msvc]\nrustflags = ["-C", "target-feature=+crt-static"]\n'
     analysis = analyse(crate.change("config: statically link the C runtime on Windows", {".cargo/config.toml": config}))
     assert analysis.type == ChangeType.build
+
+
+# --------------------------------------------------------------------------- a Rust library workspace
+
+_WORKSPACE = """[workspace]
+members = ["tui", "tui-core", "xtask"]
+
+[workspace.package]
+edition = "2024"
+rust-version = "1.86.0"
+
+[workspace.dependencies]
+bitflags = "2.9"
+tui = {{ path = "tui", version = "{version}" }}
+tui-core = {{ path = "tui-core", version = "{version}" }}
+"""
+_CRATE = '[package]\nname = "{name}"\nversion = "{version}"\nedition.workspace = true\n\n[dependencies]\n{deps}'
+_VERBOSITY = 'clap-verbosity-flag = "2.2.3"\n'
+_STYLE = "/// A style.\npub struct Style {\n    pub bold: bool,\n}\n"
+
+
+def _crates(version: str, core_deps: str = "bitflags.workspace = true\n") -> dict[str, str]:
+    return {
+        "Cargo.toml": _WORKSPACE.format(version=version),
+        "tui-core/Cargo.toml": _CRATE.format(name="tui-core", version=version, deps=core_deps),
+        "tui/Cargo.toml": _CRATE.format(name="tui", version=version, deps="tui-core.workspace = true\n"),
+    }
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Repo:
+    files = {
+        **_crates("0.30.1"),
+        "xtask/Cargo.toml": _CRATE.format(name="xtask", version="0.1.0", deps=""),
+        "xtask/src/main.rs": "fn main() {}\n",
+        "tui-core/src/style.rs": _STYLE,
+        "CHANGELOG.md": "# Changelog\n",
+        "BREAKING-CHANGES.md": "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n",
+    }
+    return Repo(tmp_path, files)
+
+
+@pytest.mark.parametrize(("crate", "importance"), [("xtask", Importance.low), ("tui-core", Importance.medium)])
+def test_a_binding_bump_in_the_xtask_crate_reaches_no_user(workspace: Repo, crate: str, importance: Importance) -> None:
+    manifest = f"{crate}/Cargo.toml"
+    floor = _CRATE.format(name=crate, version="0.30.1", deps=_VERBOSITY).replace(
+        "edition.workspace = true", 'edition.workspace = true\nrust-version = "{msrv}"'
+    )
+    workspace.change("Declare the compiler it needs", {manifest: floor.format(msrv="1.80")})
+    analysis = analyse(workspace.change("chore: require Rust 1.86", {manifest: floor.format(msrv="1.86")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, importance)
+
+
+@pytest.mark.parametrize("title", ["chore(tui): unleash the rats v0.30.2", "chore: release"])
+def test_a_workspace_setting_only_its_own_versions_is_a_release(workspace: Repo, title: str) -> None:
+    files = {**_crates("0.30.2"), "CHANGELOG.md": "# Changelog\n\n## 0.30.2\n\n- Fill widget\n"}
+    analysis = analyse(workspace.change(title, files))
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+    assert "release" in analysis.importance_reason
+
+
+@pytest.mark.parametrize(
+    "table", ["[dependencies.bitflags]", """[target.'cfg(target_env = "musl")'.dependencies.bitflags]"""]
+)
+def test_a_version_under_a_dependencys_table_is_no_release(workspace: Repo, table: str) -> None:
+    core = "tui-core/Cargo.toml"
+    deps = 'itoa = "1"\nmemchr = "2.7"\nregex = "1.10"\n\n'  # the `[dependencies]` header out of the hunk's sight
+    manifest = _CRATE.format(name="tui-core", version="0.30.1", deps=deps) + table + '\nversion = "{version}"\n'
+    workspace.change("Spell out bitflags", {core: manifest.format(version="2.9")})
+    analysis = analyse(workspace.change("chore: bitflags 2.10", {core: manifest.format(version="2.10")}))
+    assert analysis.type == ChangeType.build
+
+
+@pytest.mark.parametrize("inherited", ["indoc.workspace = true\n", "indoc = { workspace = true }\n"])
+def test_a_dependency_moved_into_the_workspaces_table_is_not_dropped(workspace: Repo, inherited: str) -> None:
+    core = "tui-core/Cargo.toml"
+    listed = _CRATE.format(name="tui-core", version="0.30.1", deps='indoc = "2.0.6"\n')
+    workspace.change("Use indoc", {core: listed, "tui-core/src/text.rs": "use indoc::indoc;\n"})
+    root = _WORKSPACE.format(version="0.30.1").replace('bitflags = "2.9"\n', 'bitflags = "2.9"\nindoc = "2"\n')
+    moved = {"Cargo.toml": root, core: _CRATE.format(name="tui-core", version="0.30.1", deps=inherited)}
+    analysis = analyse(workspace.change("chore: move dependency management to workspace", moved))
+    assert (analysis.type, analysis.flags.breaking, analysis.importance) == (ChangeType.build, False, Importance.low)
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("fix: correct clippy errors introduced by rust 1.86.0 update", (ChangeType.refactor, Importance.low)),
+        ("chore: fix new lints", (ChangeType.refactor, Importance.low)),
+        ("fix: keep the bold flag when patching a style", (ChangeType.fix, Importance.medium)),
+    ],
+)
+def test_a_linters_findings_corrected_are_a_low_refactor(
+    workspace: Repo, title: str, expected: tuple[ChangeType, Importance]
+) -> None:
+    style = _STYLE.replace("pub struct Style {", "#[derive(Clone, Copy)]\npub struct Style {")
+    analysis = analyse(workspace.change(title, {"tui-core/src/style.rs": style}))
+    assert (analysis.type, analysis.importance) == expected
+
+
+_NOTES = "# Breaking changes\n\n## v0.30.0\n\n### Style is now const\n"
+_MSRV_NOTE = "\n## [v0.31.0](https://example.com/releases/v0.31.0)\n\n### MSRV is now 1.88.0 ([#2396])\n"
+
+
+@pytest.mark.parametrize(
+    ("notes", "breaking", "importance"),
+    [(_NOTES + _MSRV_NOTE, True, Importance.high), (_NOTES, False, Importance.medium)],
+)
+def test_a_section_added_to_the_breaking_changes_notes_declares_the_break(
+    workspace: Repo, notes: str, breaking: bool, importance: Importance
+) -> None:
+    raised = _WORKSPACE.format(version="0.30.1").replace("1.86.0", "1.88.0")
+    analysis = analyse(workspace.change("chore: bump MSRV", {"Cargo.toml": raised, "BREAKING-CHANGES.md": notes}))
+    assert (analysis.flags.breaking, analysis.importance) == (breaking, importance)
+
+
+@pytest.mark.parametrize(
+    ("notes", "title"),
+    [
+        (_NOTES + _MSRV_NOTE, "docs(breaking-changes): note the MSRV"),
+        (_NOTES.replace("Style is now const", "Style methods are now const"), "chore: style is const"),
+    ],
+)
+def test_notes_edited_alone_or_reworded_declare_no_break(workspace: Repo, notes: str, title: str) -> None:
+    style = _STYLE.replace("pub bold: bool", "pub bold: bool,\n    pub italic: bool")
+    files = {"BREAKING-CHANGES.md": notes, **({"tui-core/src/style.rs": style} if title.startswith("chore") else {})}
+    analysis = analyse(workspace.change(title, files))
+    assert not analysis.flags.breaking
 
 
 # --------------------------------------------------------------------------- Python model servers

@@ -47,16 +47,18 @@ def _names(title: str, dependency: str) -> bool:
 
 
 def _opens_major_line(facts: Files, rules: RuleSet) -> bool:
-    """A release that sets the package's own version to the first of a major line (5.0.0, 10.0.0).
+    """A release that sets the package's own version to the first of a major line (5.0.0, 10.0.0; a crate's 0.3.0).
 
     Users choose to move to a new major version and read what it changes first: it is
     news to them, unlike a patch or minor release. Only manifests users install from
     and source files (a ``__version__``) are read: a lock file lists its packages' versions.
     """
     # Case-sensitive like the other patch patterns: `VERSION` and `version` are both spelled out.
-    regex = re.compile(rules.release.major_version, re.M)
+    release = rules.release
+    regex, zero = re.compile(release.major_version, re.M), re.compile(release.zero_major_version, re.M)
     return any(
         regex.search(file.text) is not None
+        or (release.files["zero_major_manifests"].matches(file.path) and zero.search(file.text) is not None)
         for file, name in zip(facts.files, facts.classes, strict=True)
         if rules.dependencies.ships(file.path) or rules.path_rules(name).type is None
     )

@@ -10,7 +10,7 @@ import re
 from functools import cached_property
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from repodaily.analyzers.heuristic.base import FLAGS, Strict, check_regex, check_regexes
 from repodaily.analyzers.heuristic.message_rules import PatternRule
@@ -91,6 +91,7 @@ class DependencyRules(Strict):
     tool_section: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
     pin: str = r"(?!)"
+    still_listed: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
 
     @field_validator("section")
@@ -115,10 +116,14 @@ class DependencyRules(Strict):
     def tool_section_regex(self) -> re.Pattern[str]:
         return re.compile(self.tool_section, re.IGNORECASE)
 
-    @field_validator("pin")
+    @field_validator("pin", "still_listed")
     @classmethod
     def _check_pin(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
+
+    @cached_property
+    def still_listed_regex(self) -> re.Pattern[str]:
+        return re.compile(self.still_listed)
 
     @cached_property
     def pin_regex(self) -> re.Pattern[str]:
@@ -260,6 +265,10 @@ class RemovedDefinitionRules(Strict):
         return re.compile("|".join(f"(?:{pattern})" for pattern in unnamed) or "(?!)", re.M)
 
 
+#: The named groups a release rule's pattern must define.
+_RELEASE_GROUPS = {"own_version": ("version",), "upgrade_entry": ("text",)}
+
+
 class ReleaseRules(Strict):
     """A release chore may touch source files only to write the version (``__version__ = "3.1.0"``).
 
@@ -267,17 +276,46 @@ class ReleaseRules(Strict):
     line: ``major_version`` finds the added line that sets the package's own
     version to the first of one (``"version": "5.0.0"``), ``major`` a title that
     names one (``v5.0.0``). What it ships may stop existing users' code working.
+    A commit whose shipped manifests change only ``own_version`` lines (named
+    group ``version``) and ``local_dependency`` lines is a release whatever its
+    title says. A section (``upgrade_entry``, named group ``text``) that a commit
+    other than a release adds to the ``upgrade_notes`` declares a break. In the
+    ``zero_major_manifests``, ``zero_major_version`` opens a major line before 1.0.
     """
 
     max_source_lines: int = Field(default=6, ge=0)
     major_version: str = "(?!)"
     major: PatternRule | None = None
     major_importance: Importance = Importance.medium
+    own_version: str = "(?!)"
+    local_dependency: str = "(?!)"
+    upgrade_notes: list[str] = Field(default_factory=list)
+    upgrade_entry: str = "(?!)"
+    zero_major_manifests: list[str] = Field(default_factory=list)
+    zero_major_version: str = "(?!)"
 
-    @field_validator("major_version")
+    @field_validator("major_version", "local_dependency", "own_version", "upgrade_entry", "zero_major_version")
     @classmethod
-    def _check_major(cls, value: str) -> str:
-        return check_regex(value)
+    def _check_patterns(cls, value: str, info: ValidationInfo) -> str:
+        return check_regex(value, groups=_RELEASE_GROUPS.get(info.field_name or "", ()))
+
+    @field_validator("upgrade_notes", "zero_major_manifests")
+    @classmethod
+    def _check_notes(cls, value: list[str]) -> list[str]:
+        return check_globs(value)
+
+    @cached_property
+    def files(self) -> dict[str, Globs]:
+        """The path lists (``upgrade_notes``, ``zero_major_manifests``), compiled."""
+        return {name: Globs(getattr(self, name)) for name in ("upgrade_notes", "zero_major_manifests")}
+
+    @cached_property
+    def line_regexes(self) -> dict[str, re.Pattern[str]]:
+        """The patterns read line by line (``own_version``, ``local_dependency``, ``upgrade_entry``), compiled."""
+        return {
+            name: re.compile(getattr(self, name), FLAGS)
+            for name in ("own_version", "local_dependency", "upgrade_entry")
+        }
 
 
 class DiffRules(Strict):

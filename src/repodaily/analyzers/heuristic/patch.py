@@ -13,6 +13,7 @@ import re
 from repodaily.analyzers.heuristic.diff_rules import semver_incompatible
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files
+from repodaily.analyzers.heuristic.prose import MAX_QUOTED, clip, link_targets_dropped
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
@@ -77,6 +78,10 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         cite = code_span(table)
         evidence.caps.append((rules.diff.constant_table_importance, cite))
         evidence.cap_reasons[cite] = "reason_data_table"
+    if version := _own_version_set(facts, rules):
+        evidence.signal("release", code_span(f"version = {version}"))
+    if "release" not in evidence.signals and (note := _upgrade_note(facts, rules)):
+        evidence.signal("breaking", note)
     evidence.dependencies = _dependency_changes(title, facts, rules)
     deps = rules.dependencies
     evidence.ships_dependencies = title.scope.lower() not in deps.dev_scopes and any(
@@ -132,6 +137,70 @@ def _constant_table_edited(facts: Files, rules: RuleSet) -> str | None:
                     return None
                 tables.append(table)
     return tables[0] if tables else None
+
+
+#: A TOML table's header, quotes and all (`[target.'cfg(target_env = "musl")'.dependencies.jemalloc]`).
+_TABLE = re.compile(r"^\s*\[{1,2}(?P<name>.+?)\]{1,2}\s*$")
+
+
+def _own_version_set(facts: Files, rules: RuleSet) -> str | None:
+    """The version a commit gives its packages when their shipped manifests change nothing else; else None.
+
+    That is what a release tool writes, whatever title it chooses: each package's
+    own ``version`` line and the versions a workspace requires of its members. A
+    ``version`` line under a dependency's table (``[dependencies.serde]``, seen in
+    the hunk) is the dependency's; a manifest line of any other kind is no release.
+    """
+    release = rules.release
+    version = None
+    for i in facts.counted:
+        file = facts.files[i]
+        if not rules.dependencies.ships(file.path):
+            continue
+        section = ""
+        for line in _lines(file.text):
+            if line.startswith(("+++", "---")):
+                continue
+            if line.startswith("@@"):
+                section = ""
+            elif header := _TABLE.match(line[1:]):
+                section = header.group("name")
+            elif line[:1] not in "+-" or not line[1:].strip():
+                continue
+            elif (own := release.line_regexes["own_version"].match(line)) and "dependencies" not in section.lower():
+                version = own.group("version") if line[0] == "+" else version
+            elif release.line_regexes["local_dependency"].match(line) is None:
+                return None
+    return version
+
+
+def _upgrade_note(facts: Files, rules: RuleSet) -> str | None:
+    """The first section a commit adds to the project's notes for upgraders, after the notes' name; else None.
+
+    Only new sections count: as many removed as added reword the notes.
+    """
+    release = rules.release
+    for file in facts.files:
+        if not release.files["upgrade_notes"].matches(file.path):
+            continue
+        added, removed = (_sections(file, sign, release.line_regexes["upgrade_entry"]) for sign in "+-")
+        if len(added) > len(removed):
+            return f"{code_span(file.path.rpartition('/')[2])}: {clip(added[0], MAX_QUOTED)}"
+    return None
+
+
+#: A word of a section's title: a version's heading (`## [v0.31.0](…)`) has none or one.
+_WORD = re.compile(r"[A-Za-z]{2,}")
+#: The link to the pull request a section's title ends with: `([#2236])`.
+_TRAILING_LINK = re.compile(r"\s*\(\[[^\]]*\]\)\s*$")
+
+
+def _sections(file: ContextFile, sign: str, entry: re.Pattern[str]) -> list[str]:
+    """The titles of the sections the ``sign`` lines of ``file`` open, of two words at least."""
+    titles = (
+        _TRAILING_LINK.sub("", m.group("text").strip()) for line in _patch_lines(file, sign) if (m := entry.match(line))
+    )
+    return [title for title in titles if len(_WORD.findall(link_targets_dropped(title))) >= 2]
 
 
 #: A version number as manifests and version tables write it.

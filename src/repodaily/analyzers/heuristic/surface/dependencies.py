@@ -44,7 +44,7 @@ def dependency_changes(
     # what it named is declared where the project now declares its dependencies.
     kept = [file for file in manifests if file.status != FileStatus.deleted]
     removed, added = _listed(kept, "-", rules), _listed(manifests, "+", rules)
-    gone = [key for key in removed if key not in added]
+    gone = [key for key in removed if key not in added and key not in _still_listed(manifests, rules)]
     dropped_imports = (
         _imports("\n".join(line[1:] for f in source for line in signed_lines(f.text, "-"))) if gone else set()
     )
@@ -68,6 +68,21 @@ def _pinned(file: ContextFile, rules: RuleSet) -> set[str]:
     if not deps.pins_in(file.path):
         return set()
     return {m.group("name").lower() for line in shipped_lines(file, "+", rules) if (m := deps.pin_regex.match(line))}
+
+
+def _still_listed(manifests: list[ContextFile], rules: RuleSet) -> set[str]:
+    """The dependencies added lines name in any form (``still_listed``: no version, the workspace's), lower case.
+
+    One rewritten in another form (``indoc = "2"`` moved into the workspace's
+    table, ``indoc.workspace = true`` in the member) is not dropped.
+    """
+    regex = rules.dependencies.still_listed_regex
+    return {
+        m.group("name").lower()
+        for file in manifests
+        for line in shipped_lines(file, "+", rules)
+        if (m := regex.match(line))
+    }
 
 
 def _listed_change(name: str, action: SurfaceAction, path: str) -> SurfaceChange:
