@@ -859,3 +859,41 @@ def test_a_type_checkers_target_version_beside_a_floor_is_no_dependency(plugin: 
     assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
         (SurfaceKind.dependency_floor, SurfaceAction.raised_floor, "pytest")
     ]
+
+
+# --------------------------------------------------------------------------- whole modules removed
+
+
+def _backend(name: str) -> str:
+    return (
+        f'"""The {name} backend."""\n\n\nclass {name.title()}Backend:\n'
+        f"    def run(self, batch):\n        return [item * 2 for item in batch]\n\n\n"
+        f"def load_{name}(path):\n    return {name.title()}Backend()\n"
+    )
+
+
+_BACKENDS = ("jax", "flax", "tpu", "ipu", "mlu")
+
+
+def _root_module(names: tuple[str, ...]) -> str:
+    """The package's root module: each backend's class, and the variable locating its runtime."""
+    lines = [f"from engine.backends.{name} import {name.title()}Backend\n" for name in names]
+    homes = [f'{name.upper()}_HOME = os.environ.get("ENGINE_{name.upper()}_HOME")\n' for name in names]
+    return "import os\n\n" + "".join(lines) + "\n" + "".join(homes)
+
+
+@pytest.mark.parametrize(
+    ("removed", "importance"), [(_BACKENDS[:4], Importance.high), (_BACKENDS[:1], Importance.medium)]
+)
+def test_a_break_that_deletes_whole_modules_is_high(
+    tmp_path: Path, removed: tuple[str, ...], importance: Importance
+) -> None:
+    """One export gone from the diff alone stays at the rubric's floor; a backend family deleted whole does not."""
+    files = {f"engine/backends/{name}.py": _backend(name) for name in _BACKENDS}
+    repo = Repo(tmp_path, {**files, "engine/__init__.py": _root_module(_BACKENDS)})
+    for name in removed:
+        repo.builder.remove(f"engine/backends/{name}.py")
+    kept = tuple(name for name in _BACKENDS if name not in removed)
+    analysis = analyse(repo.change("Drop legacy accelerators", {"engine/__init__.py": _root_module(kept)}))
+    assert analysis.flags.breaking
+    assert analysis.importance == importance

@@ -16,7 +16,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.prose import MAX_QUOTED, clip, first_sentence
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import Title, parse_title
-from repodaily.models import ChangeType, Importance
+from repodaily.models import ChangeType, FileStatus, Importance
 from repodaily.sources.message import parse_subject
 
 __all__ = ["Judgement", "is_release", "judge"]
@@ -195,7 +195,9 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     counted_user_facing = any(rules.path_rules(facts.classes[i]).user_facing for i in facts.counted)
     if breaking:
         ladder.at_least(
-            _breaking_level(evidence, counted_user_facing),
+            _breaking_level(
+                evidence, counted_user_facing, _removed_modules(facts, rules) >= rules.decision.removed_modules_high
+            ),
             ("reason_breaking", {"evidence": evidence.signals["breaking"]}),
         )
     if security:
@@ -217,17 +219,27 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
     return Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
 
 
-def _breaking_level(evidence: Evidence, user_facing: bool) -> Importance:
+def _breaking_level(evidence: Evidence, user_facing: bool, removes_modules: bool) -> Importance:
     """Rubric: a breaking change is high, "breaking => at least medium" being only the floor.
 
     The floor holds when the break is confined to a platform, model or option, lies in files
     no user runs, is capped by the message (a deprecation keeps working through its transition
-    period), or is only inferred from the diff (a removed definition) without the message declaring it.
+    period), or is only inferred from the diff (a removed definition) without the message declaring
+    it, unless the commit deletes whole modules with it: what it removes is more than a name.
     """
-    declared = evidence.signals["breaking"] != "definitions" and not evidence.inferred_break
+    declared = (evidence.signals["breaking"] != "definitions" and not evidence.inferred_break) or removes_modules
     if declared and user_facing and not evidence.narrow and not evidence.caps:
         return Importance.high
     return Importance.medium
+
+
+def _removed_modules(facts: Files, rules: RuleSet) -> int:
+    """How many source modules (neither tests, docs nor tooling) the commit deletes whole."""
+    return sum(
+        1
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if file.status == FileStatus.deleted and rules.path_rules(name).type is None
+    )
 
 
 def _start(

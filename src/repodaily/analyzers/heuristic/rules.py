@@ -65,6 +65,7 @@ class DecisionRules(Strict):
     fallback_type: ChangeType = ChangeType.chore
     secondary_min_weight: float = Field(default=2.0, ge=0)
     user_facing_types: list[ChangeType] = Field(default_factory=list)
+    removed_modules_high: int = Field(default=4, ge=1)
 
     @field_validator("tie_order")
     @classmethod
