@@ -242,6 +242,23 @@ def _error_of(fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, **ta
     return message
 
 
+@pytest.mark.parametrize("listing", ["commits", "files"])
+def test_pages_whose_next_link_leads_back_fail_the_repository_in_one_line(
+    fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, listing: str
+) -> None:
+    if listing == "commits":
+        for i in range(105):
+            builder.commit(f"Bump {i}", when=at(9, 8) + timedelta(minutes=i), files={"COUNTER": f"{i}\n"})
+    else:
+        builder.commit("Generate", when=at(9, 8), files={f"gen/t{i:03}.txt": f"{i}\n" for i in range(320)})
+    fake.loop_pages = True
+
+    message = _error_of(fake, builder, tmp_path)
+
+    assert "the next page's link leads back to a page already read" in message
+    assert len(fake.requests) < 10
+
+
 def test_a_repository_github_does_not_have_is_one_line(
     fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
 ) -> None:
