@@ -278,6 +278,16 @@ def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
     assert fake.chat == 2 and _rows(config) == 7
 
 
+def test_a_line_that_also_fails_one_by_one_is_one_line_on_stderr(repo, fake, tmp_path):
+    config, exported = _submitted(repo, fake, tmp_path, errors=2)
+    fake.refuse_chat = True
+    collected = _cli("batch", "collect", exported, "--config", config)
+    assert "stored 5, already stored 0, analysed one by one 0, failed 2" in collected.output
+    failures = [line for line in collected.output.splitlines() if "does not exist" in line]
+    assert len(failures) == 2 and all(" failed: ProviderError: " in line for line in failures), collected.output
+    assert fake.chat == 2 and _rows(config) == 5
+
+
 def test_a_collect_killed_midway_stores_each_analysis_once_when_run_again(repo, fake, tmp_path):
     fake.hang_after = 1  # of the four to ask one by one, the second hangs
     config, exported = _submitted(repo, fake, tmp_path, errors=4)

@@ -368,6 +368,25 @@ def test_a_refused_key_costs_one_request_per_run_at_concurrency_8(tmp_path, serv
         assert "refused" in err and "sk-test-refused-key" not in err + report.model_dump_json()
 
 
+# --------------------------------------------------------------------------- what stderr says
+
+
+@pytest.mark.parametrize("code", [404, 500])
+def test_a_failed_commit_is_one_line_and_an_endpoint_given_up_on_is_said_once(tmp_path, serve, code):
+    """404 fails each commit on its own: a line each. 500s open the circuit: the commits after it are that news."""
+    endpoint = serve(on_chat(status(code)))
+    repo = _day_repo(tmp_path, commits=6)
+    exit_code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert exit_code == 1 and report.stats.degraded == 6
+    lines = err.splitlines()
+    said = [commit.sha[:7] for commit in report.commits for line in lines if commit.sha[:7] in line]
+    assert len(said) == len(set(said)), err
+    if code == 404:
+        assert len(said) == 6, err
+    else:
+        assert len(said) < 6 and sum("in a row" in line for line in lines) == 1, err
+
+
 # --------------------------------------------------------------------------- true accounting
 
 

@@ -34,7 +34,7 @@ from repodaily.batch.manifest import MANIFEST, Manifest, Request, read_requests
 from repodaily.batch.submit import status
 from repodaily.errors import AnalysisError, ConfigError, InvalidOutput
 from repodaily.models import AnalysisStatus
-from repodaily.pipeline import Pipeline
+from repodaily.pipeline import Pipeline, say_failed_analysis
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -194,7 +194,8 @@ async def _synchronously(pipeline: Pipeline, todo: Sequence[tuple[Request, Analy
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(request.input)
-            except AnalysisError:
+            except AnalysisError as exc:
+                say_failed_analysis(request.input.sha[:7], exc)
                 done.failed += 1
                 return
         if analysis.status == AnalysisStatus.ok:
