@@ -46,6 +46,7 @@ from repodaily.config import Config, RepoConfig, command_line_repo, find_config_
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
+from repodaily.interrupts import stop_all
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
@@ -130,21 +131,35 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum: int, frame: object) -> None:
+    stop_all()
     raise _Terminated
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    stop_all()
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _terminates_cleanly() -> Iterator[None]:
-    """SIGTERM as :class:`_Terminated` while a command runs; the handler before it afterwards."""
+    """SIGTERM as :class:`_Terminated`, Ctrl-C as ever, while a command runs; the handlers before them afterwards.
+
+    Both first stop the work running outside the main thread (:mod:`repodaily.interrupts`),
+    which would otherwise keep the process alive after the signal.
+    """
     try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
+        previous = {number: signal.signal(number, handler) for number, handler in _HANDLERS.items()}
     except ValueError:  # not the main thread: the embedding program owns its signals
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+_HANDLERS = {signal.SIGTERM: _terminate, signal.SIGINT: _interrupt}
 
 
 class _Repodaily(click.Group):

@@ -1,19 +1,33 @@
-"""Running git: the same output on every machine, and git's own reason when it fails."""
+"""Running git: the same output on every machine, git's own reason when it fails, and an end to every wait.
+
+A remote that accepts the connection and then sends nothing would hold a clone
+or fetch for ever (git sets no deadline of its own): over HTTP(S) it is given
+up after :data:`_STALL_S` seconds without a byte, unless the environment sets
+git's own ``GIT_HTTP_LOW_SPEED_LIMIT``/``GIT_HTTP_LOW_SPEED_TIME``. And every git
+process is stopped when the run is interrupted (:mod:`repodaily.interrupts`), with
+the helpers it started (``git-remote-https`` holds our pipes open after git is
+gone): each runs in a process group of its own, which is ended whole.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
+from contextlib import ExitStack
 from pathlib import Path
 from typing import IO
 
 from repodaily.errors import SourceError
+from repodaily.interrupts import stoppable
 from repodaily.sources.git.locations import redact_credentials
 
 # Settings that make git's output the same on every machine, whatever the user's config.
 _GIT_CONFIG = ("core.quotePath=false", "color.ui=never", "diff.suppressBlankEmpty=false")
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat"}
+#: Seconds an HTTP(S) remote may send nothing at all before the clone or fetch is given up.
+_STALL_S = 60
 # Variables that would point git at another repository or another diff program.
 _GIT_ENV_DROPPED = (
     "GIT_DIR",
@@ -37,9 +51,16 @@ def _git_argv(args: list[str], git_dir: Path | None) -> list[str]:
     return argv + args
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End git and every helper it started: each git runs in a process group of its own (``process_group=0``)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
+
+
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
-    return {**env, **_GIT_ENV, **(extra or {})}
+    stall = {"GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": str(_STALL_S)}
+    return {**stall, **env, **_GIT_ENV, **(extra or {})}
 
 
 def run_git(
@@ -51,18 +72,22 @@ def run_git(
     stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git to completion; the caller decides what a non-zero exit means."""
+    argv = _git_argv(args, git_dir)
     try:
-        return subprocess.run(
-            _git_argv(args, git_dir),
+        process = subprocess.Popen(
+            argv,
             cwd=cwd,
             env=_git_env(env),
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            process_group=0,
         )
     except FileNotFoundError as exc:
         raise SourceError("git is not installed or not on PATH") from exc
+    with process, stoppable(lambda: _stop(process)):
+        stdout, stderr = process.communicate(stdin)
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
 def git_checked(
@@ -149,6 +174,7 @@ class GitProcess:
 
     def __init__(self, args: list[str], *, git_dir: Path, stdin: bytes | None = None) -> None:
         self._stderr = tempfile.TemporaryFile()
+        self._stoppable = ExitStack()
         try:
             self._process = subprocess.Popen(
                 _git_argv(args, git_dir),
@@ -157,10 +183,12 @@ class GitProcess:
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 bufsize=1 << 20,
+                process_group=0,
             )
         except FileNotFoundError as exc:
             self._stderr.close()
             raise SourceError("git is not installed or not on PATH") from exc
+        self._stoppable.enter_context(stoppable(lambda: _stop(self._process)))
         if stdin is not None:
             self._feed(stdin)
         assert self._process.stdout is not None
@@ -190,5 +218,6 @@ class GitProcess:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
+        self._stoppable.close()
         self.stdout.close()
         self._stderr.close()
