@@ -22,6 +22,7 @@ import pytest
 from batch_fakes import KEY, FakeOpenAI
 from click.testing import CliRunner, Result
 
+from repodaily.batch.lines import MAX_REPLY_LINE_BYTES
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 
@@ -330,6 +331,34 @@ def test_vllm_run_batch_output_is_collected_from_a_file(repo, fake, tmp_path):
     assert "stored 7, already stored 0, analysed one by one 0, failed 0" in collected.output
     assert _report(repo, config, tmp_path / "batched") == synchronous
     assert fake.chat == asked and fake.uploads == 0
+
+
+def test_a_hostile_output_file_stores_what_answers_and_says_what_it_left_out(repo, fake, tmp_path):
+    """Out of order, a duplicate, a stranger, a line not UTF-8, one over the cap, one cut short at the end."""
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    chunk = next(exported.glob("batch-*.jsonl"))
+    answered = tmp_path / "answered.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT / "src")])}
+    run = [sys.executable, str(ROOT / "tests" / "fake_run_batch.py"), "-i", str(chunk), "-o", str(answered)]
+    subprocess.run([*run, "--model", "fake-model"], env=env, check=True, timeout=60)
+    good = answered.read_bytes().splitlines()
+    hostile = tmp_path / "hostile.jsonl"
+    with hostile.open("wb") as out:
+        for line in [*reversed(good[:4]), good[0], b"\xff\xfe not UTF-8 \xc3(", good[4]]:
+            out.write(line + b"\n")
+        out.write(b'{"custom_id": "' + b"x" * (MAX_REPLY_LINE_BYTES + 10) + b'"}\n')
+        out.write(json.dumps({"id": "s", "custom_id": "rd-" + "0" * 40, "response": None}).encode() + b"\n")
+        out.write(good[5][: len(good[5]) // 2])
+    collected = _cli("batch", "collect", exported, "--from-file", hostile, "--config", config)
+    assert collected.exit_code == 0, collected.output
+    assert "stored 5, already stored 0, analysed one by one 2, failed 0" in collected.output
+    assert (
+        f"{hostile}: 3 lines are no reply (not a JSON object naming its custom_id, or over 16 MB)" in collected.output
+    )
+    assert "1 replies answer no request of this export" in collected.output
+    assert _rows(config) == 7
 
 
 def test_another_exports_output_is_refused_before_anything_is_asked(repo, fake, tmp_path):

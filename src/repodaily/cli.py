@@ -983,13 +983,6 @@ def _batch_api(pipeline: Pipeline, manifest: Any) -> tuple[Any, str]:
     return BatchAPI(endpoint, os.environ), endpoint.base_url
 
 
-def _read_bytes(path: str, option: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{option} {path}: cannot read: {exc.strerror or exc}") from None
-
-
 @batch.command("export")
 @click.argument("location", metavar="[PATH_OR_URL]", required=False)
 @click.option("--out", "directory", required=True, type=click.Path(file_okay=False), help="New directory to write.")
@@ -1135,7 +1128,7 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
 
     with _BarProgress() as progress, _batch_store(directory, config_path, progress) as (root, manifest, pipeline):
         if from_files:
-            replies = replies_from_files((_read_bytes(f, "--from-file") for f in from_files), read_requests(root))
+            replies = replies_from_files(from_files, read_requests(root))
         else:
             api, endpoint = _batch_api(pipeline, manifest)
             with api:
