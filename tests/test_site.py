@@ -108,6 +108,27 @@ def test_a_rebuild_removes_only_what_an_earlier_build_wrote(tmp_path):
     assert (public / "index.html").is_file()
 
 
+def test_a_manifest_edited_to_name_files_outside_the_site_removes_none_of_them(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public, elsewhere = tmp_path / "public", tmp_path / "elsewhere"
+    _site(config, public)
+    elsewhere.mkdir()
+    (public / "linked").symlink_to(elsewhere)
+    victims = [tmp_path / "beside.txt", elsewhere / "through-a-link.txt", tmp_path / "absolute.txt"]
+    for victim in victims:
+        victim.write_text("not the site's\n")
+    manifest = json.loads((public / ".repodaily-site.json").read_text())
+    entry = next(iter(manifest["files"].values()))
+    for named in ["../beside.txt", "linked/through-a-link.txt", str(victims[2]), "r/../../beside.txt"]:
+        manifest["files"][named] = entry
+    (public / ".repodaily-site.json").write_text(json.dumps(manifest))
+    with Store(tmp_path / "cache") as store:
+        built = build_site(store, [DEMO_REPO_NAME], "zh", public)
+    assert built.files.removed == []
+    assert all(victim.read_text() == "not the site's\n" for victim in victims)
+    assert "../beside.txt" not in json.loads((public / ".repodaily-site.json").read_text())["files"]
+
+
 def test_a_hostile_repository_name_stays_inside_its_folder(tmp_path):
     name = "../../evil/<script>"
     with Store(tmp_path / "cache") as store:
