@@ -8,6 +8,7 @@ batch get the same answers and their reports can be compared byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -394,6 +395,21 @@ def test_exporting_into_an_export_and_collecting_from_nothing_are_one_line_each(
     assert again.exit_code == 2 and again.output.count("\n") == 1 and "already holds an export" in again.output
     nothing = _cli("batch", "collect", tmp_path / "nowhere", "--config", config)
     assert nothing.exit_code == 2 and "no batch export here" in nothing.output
+
+
+def test_a_manifest_edited_to_name_a_file_outside_the_export_uploads_nothing(repo, fake, tmp_path):
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    outside = tmp_path / "private.txt"
+    outside.write_bytes(b"not for the provider\n")
+    manifest = json.loads((exported / "manifest.json").read_text())
+    manifest["chunks"][0].update(file="../private.txt", sha256=hashlib.sha256(outside.read_bytes()).hexdigest())
+    (exported / "manifest.json").write_text(json.dumps(manifest))
+    refused = _cli("batch", "submit", exported, "--config", config)
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1, refused.output
+    assert "not a batch manifest of this version" in refused.output
+    assert fake.uploads == 0
 
 
 BIG_DAY = "2026-03-05"
