@@ -215,7 +215,8 @@ class _Repodaily(click.Group):
         except BrokenPipeError:
             # The reader of stdout went away (`| head -1`): nobody is left to tell, and the
             # interpreter must not fail again flushing what is still buffered for it.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if sys.stdout is not None:  # None: started with stdout closed, nothing buffered for it
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(EXIT_BROKEN_PIPE)
 
 
