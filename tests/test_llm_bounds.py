@@ -29,6 +29,7 @@ from endpoint_simulator import (
     prompt_text,
     retry_after_headers,
     write_json,
+    write_response,
 )
 from llm_fakes import INFO_PATHS
 
@@ -385,6 +386,29 @@ def test_a_failed_commit_is_one_line_and_an_endpoint_given_up_on_is_said_once(tm
         assert len(said) == 6, err
     else:
         assert len(said) < 6 and sum("in a row" in line for line in lines) == 1, err
+
+
+def error_page(status_code: int) -> Answer:
+    """A gateway's HTML error page: many lines, and a terminal escape sequence among them."""
+    page = b"<html>\n<body>\n<h1>Bad Gateway</h1>\n\x1b]0;owned\x07\x1b[2J\n</body>\n</html>\n" * 3
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, status_code, page, [("Content-Type", "text/html")])
+
+    return answer
+
+
+def test_an_error_page_is_quoted_on_one_line_without_its_escapes_by_doctor_and_in_the_report(tmp_path, serve):
+    endpoint = serve(on_chat(error_page(404)))
+    code, out, _ = _doctor(_config(tmp_path, endpoint))
+    assert code == 1
+    problem = out.splitlines()[-1]
+    assert problem.startswith("scripted: HTTP 404: <html> <body> <h1>Bad Gateway</h1>"), out
+    assert "\x1b" not in out and "\x07" not in out
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=1), _config(tmp_path, endpoint))
+    (commit,) = report.commits
+    assert code == 1 and "HTTP 404: <html> <body> <h1>Bad Gateway</h1>" in commit.analysis.note
+    assert "\n" not in commit.analysis.note
 
 
 # --------------------------------------------------------------------------- true accounting

@@ -819,7 +819,8 @@ def doctor(config_path: str | None) -> None:
                     # Most problems already name their target (they are also run-time errors): once is enough.
                     named = row.problem.startswith(f"{row.target}:")
                     line = row.problem if named else f"{row.target}: {row.problem}"
-                    console.print(Text(redact(line)), soft_wrap=True)
+                    # A server's words, as on every line for people: one line, its controls inert.
+                    console.print(Text(terminal_text(single_line(redact(line)))), soft_wrap=True)
     healthy = all(row.ok is not False for _, rows in checked for row in rows)
     sys.exit(EXIT_OK if healthy else EXIT_DEGRADED)
 

@@ -69,6 +69,7 @@ from repodaily.context.tokens import count_tokens
 from repodaily.credentials import redactor_for
 from repodaily.errors import AuthError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import Usage
+from repodaily.redact import single_line
 from repodaily.waits import server_wait
 
 __all__ = ["ChatClient", "ContextTooLong", "Message", "OutputMode", "UnsupportedMode"]
@@ -613,7 +614,8 @@ class ChatClient:
             return
         name = self.settings.name
         text = self._redact(content.decode("utf-8", "replace"))  # before cutting, so no fragment of the key survives
-        detail = text[:_ERROR_TEXT_CHARS].strip()
+        # An error page runs over lines; the message quoting it is one, wherever it is shown.
+        detail = single_line(text)[:_ERROR_TEXT_CHARS]
         if status in _AUTH_STATUS:
             raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
         if status in (400, 413) and any(word in text.lower() for word in _CONTEXT_WORDS):
