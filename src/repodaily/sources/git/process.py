@@ -6,7 +6,7 @@ up after :data:`_STALL_S` seconds without a byte, unless the environment sets
 git's own ``GIT_HTTP_LOW_SPEED_LIMIT``/``GIT_HTTP_LOW_SPEED_TIME``. And every git
 process is stopped when the run is interrupted (:mod:`repodaily.interrupts`), with
 the helpers it started (``git-remote-https`` holds our pipes open after git is
-gone): each runs in a process group of its own, which is ended whole.
+gone). They stay in our process group, so ssh can still ask at the terminal.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import os
 import signal
 import subprocess
 import tempfile
-from contextlib import ExitStack
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import IO
 
@@ -52,9 +52,23 @@ def _git_argv(args: list[str], git_dir: Path | None) -> list[str]:
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
-    """End git and every helper it started: each git runs in a process group of its own (``process_group=0``)."""
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGKILL)
+    """End git and every helper it started, the helpers first (found in /proc, where the system has it)."""
+    for pid in reversed(_descendants(process.pid)):
+        with suppress(OSError):  # it ended meanwhile
+            os.kill(pid, signal.SIGKILL)
+    process.kill()
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started and theirs, parents before children; none where /proc does not say."""
+    found: list[int] = []
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return found
+    for child in map(int, children):
+        found += [child, *_descendants(child)]
+    return found
 
 
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -81,7 +95,6 @@ def run_git(
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            process_group=0,
         )
     except FileNotFoundError as exc:
         raise SourceError("git is not installed or not on PATH") from exc
@@ -183,7 +196,6 @@ class GitProcess:
                 stdout=subprocess.PIPE,
                 stderr=self._stderr,
                 bufsize=1 << 20,
-                process_group=0,
             )
         except FileNotFoundError as exc:
             self._stderr.close()
