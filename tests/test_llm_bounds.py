@@ -411,6 +411,26 @@ def test_an_error_page_is_quoted_on_one_line_without_its_escapes_by_doctor_and_i
     assert "\n" not in commit.analysis.note
 
 
+def redirect_to(location: str) -> Answer:
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, 307, b"", [("Location", location)])
+
+    return answer
+
+
+def test_a_redirect_is_not_followed_and_says_where_it_pointed(tmp_path, serve, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-Zq8Vw3Lx7Nr2Tb6Yk4Pm9Hc5")
+    elsewhere = serve(lambda request, _: None)
+    endpoint = serve(on_chat(redirect_to(f"{elsewhere.base_url}/chat/completions?token=abc")))
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=1), _config(tmp_path, endpoint))
+    (commit,) = report.commits
+    assert code == 1 and commit.analysis.status == "fallback"
+    assert (
+        "HTTP 307: redirected to http://127.0.0.1, not followed; set base_url to the endpoint" in commit.analysis.note
+    )
+    assert elsewhere.received == [] and "token=abc" not in err + commit.analysis.note
+
+
 # --------------------------------------------------------------------------- true accounting
 
 
