@@ -287,6 +287,16 @@ def test_an_exhausted_rate_limit_is_one_line_saying_when(
     assert "max_wait_s = 1 s" in message
 
 
+def test_a_wait_within_max_wait_s_that_the_earlier_waits_use_up_says_so(
+    fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
+) -> None:
+    fake.fail_next(502, times=3)  # asked again after 1 s, then 4 s: 5 s in all
+
+    message = _error_of(fake, builder, tmp_path, max_wait_s=4)
+
+    assert "GitHub refuses requests for 4 s (HTTP 502) after 1 s of waits, more than max_wait_s = 4 s" in message
+
+
 def test_a_refused_token_fails_the_report_with_exit_code_2_in_one_line(
     fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

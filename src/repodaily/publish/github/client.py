@@ -341,8 +341,10 @@ class GitHubClient:
 
     async def _wait(self, seconds: float, why: str) -> None:
         if self._waited + seconds > self._max_wait_s:
+            # The budget is the report's: name what it already spent, or a wait shorter than it reads as a bug.
+            spent = f" after {self._waited:.0f} s of waits" if self._waited >= 1 else ""
             raise RateLimited(
-                f"{self.target}: GitHub refuses requests for {seconds:.0f} s ({why}), more than "
+                f"{self.target}: GitHub refuses requests for {seconds:.0f} s ({why}){spent}, more than "
                 f"max_wait_s = {self._max_wait_s:g} s allows for a report; try again later",
                 429,
             )
