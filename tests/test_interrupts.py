@@ -25,7 +25,7 @@ import pytest
 from github_fake import GitHubFake
 
 from repodaily.errors import SourceError
-from repodaily.sources.git import process
+from repodaily.sources.git import deadlines
 from repodaily.sources.git.repository import open_repository
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,13 +129,19 @@ def test_sigterm_ends_a_run_waiting_on_github_for_the_github_source(tmp_path):
     assert err.decode() == "repodaily: error: terminated\n"
 
 
-def test_a_remote_that_never_sends_a_byte_fails_the_clone_in_one_line(tmp_path, silent, monkeypatch):
-    monkeypatch.delenv("GIT_HTTP_LOW_SPEED_TIME", raising=False)
-    monkeypatch.setattr(process, "_STALL_S", 2)  # the default is a minute
+@pytest.mark.parametrize(("scheme", "reason"), [("http", "too slow"), ("ssh", "")])
+def test_a_remote_that_never_sends_a_byte_fails_the_clone_in_one_line(tmp_path, silent, monkeypatch, scheme, reason):
+    for name in ("GIT_HTTP_LOW_SPEED_TIME", "GIT_SSH_COMMAND", "GIT_SSH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(deadlines, "STALL_S", 2)  # the default is a minute
+    url = (
+        f"{scheme}://git@127.0.0.1:{silent.port}/app.git"
+        if scheme == "ssh"
+        else f"http://127.0.0.1:{silent.port}/app.git"
+    )
     started = time.monotonic()
     with pytest.raises(SourceError) as failed:
-        open_repository(f"http://127.0.0.1:{silent.port}/app.git", cache_dir=tmp_path / "cache")
+        open_repository(url, cache_dir=tmp_path / "cache")
     assert time.monotonic() - started < 20
     message = str(failed.value)
-    assert message.startswith(f"cannot clone http://127.0.0.1:{silent.port}/app.git: ") and "too slow" in message
-    assert "\n" not in message
+    assert message.startswith("cannot clone ") and reason in message and "\n" not in message

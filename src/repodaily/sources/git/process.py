@@ -1,9 +1,7 @@
 """Running git: the same output on every machine, git's own reason when it fails, and an end to every wait.
 
-A remote that accepts the connection and then sends nothing would hold a clone
-or fetch for ever (git sets no deadline of its own): over HTTP(S) it is given
-up after :data:`_STALL_S` seconds without a byte, unless the environment sets
-git's own ``GIT_HTTP_LOW_SPEED_LIMIT``/``GIT_HTTP_LOW_SPEED_TIME``. And every git
+A remote that accepts the connection and then sends nothing is given up after a
+minute (:mod:`.deadlines`), rather than holding a clone or fetch for ever. Every git
 process is stopped when the run is interrupted (:mod:`repodaily.interrupts`), with
 the helpers it started (``git-remote-https`` holds our pipes open after git is
 gone). They stay in our process group, so ssh can still ask at the terminal.
@@ -21,13 +19,12 @@ from typing import IO
 
 from repodaily.errors import SourceError
 from repodaily.interrupts import stoppable
+from repodaily.sources.git.deadlines import remote_deadlines
 from repodaily.sources.git.locations import redact_credentials
 
 # Settings that make git's output the same on every machine, whatever the user's config.
 _GIT_CONFIG = ("core.quotePath=false", "color.ui=never", "diff.suppressBlankEmpty=false")
 _GIT_ENV = {"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat"}
-#: Seconds an HTTP(S) remote may send nothing at all before the clone or fetch is given up.
-_STALL_S = 60
 # Variables that would point git at another repository or another diff program.
 _GIT_ENV_DROPPED = (
     "GIT_DIR",
@@ -73,8 +70,7 @@ def _descendants(pid: int) -> list[int]:
 
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
-    stall = {"GIT_HTTP_LOW_SPEED_LIMIT": "1", "GIT_HTTP_LOW_SPEED_TIME": str(_STALL_S)}
-    return {**stall, **env, **_GIT_ENV, **(extra or {})}
+    return {**remote_deadlines(env), **env, **_GIT_ENV, **(extra or {})}
 
 
 def run_git(
