@@ -129,6 +129,18 @@ def test_a_manifest_edited_to_name_files_outside_the_site_removes_none_of_them(t
     assert "../beside.txt" not in json.loads((public / ".repodaily-site.json").read_text())["files"]
 
 
+def test_a_link_in_the_site_leading_out_of_it_is_written_through_nowhere(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public, elsewhere = tmp_path / "public", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (public / "r" / "demo-org").mkdir(parents=True)
+    (public / "r" / "demo-org" / "inferno").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["site", str(public), "--config", str(config)])
+    assert result.exit_code == 3 and len(result.stderr.splitlines()) == 1, result.output
+    assert "a link leads it out of the site directory" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_hostile_repository_name_stays_inside_its_folder(tmp_path):
     name = "../../evil/<script>"
     with Store(tmp_path / "cache") as store:

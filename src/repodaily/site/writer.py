@@ -9,7 +9,8 @@ longer makes (a repository no longer watched). Files it never wrote are left
 alone. The manifest is a file in the site, which anyone who can write there can
 edit (a deployed branch checked out, a cache restored): a path it names is
 trusted only inside the site — relative, without ``..``, and not through a link
-leading out of it — so no edit can make a build remove a file elsewhere. A
+leading out of it — so no edit can make a build remove a file elsewhere; nor is
+a page written through such a link (a deployed branch may hold links). A
 directory that cannot be made is the user's to fix (exit code 2); a file that
 cannot be written or removed is a failed write (exit code 3).
 """
@@ -103,6 +104,8 @@ class SiteWriter:
         if self._holds(path, digest):
             return False
         target = self.root / path
+        if not self._inside(path):
+            raise PublishError(f"cannot write {target}: a link leads it out of the site directory {self.root}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)
