@@ -68,6 +68,8 @@ class FakeOpenAI(LoopbackHttpServer):
         self.created = 0
         self.chat = 0  # synchronous chat completions asked
         self.chat_requests: list[HttpRequest] = []
+        #: Synchronous chat completions are refused (404: the model is not served there).
+        self.refuse_chat = False
         self.refused = 0  # requests without the right key
 
     @property
@@ -104,6 +106,9 @@ class FakeOpenAI(LoopbackHttpServer):
     async def _chat(self, request: HttpRequest, writer: asyncio.StreamWriter) -> None:
         self.chat += 1
         self.chat_requests.append(request)
+        if self.refuse_chat:
+            await write_json(writer, 404, openai_error(404, "The model does not exist."))
+            return
         if self.hang_after is not None and self.chat > self.hang_after:
             while not self.release.is_set():
                 await asyncio.sleep(0.05)

@@ -82,6 +82,8 @@ class GitHubFake(LoopbackHttpServer):
         self.echo_credentials = False
         #: Take requests and never answer them.
         self.hang = False
+        #: Every page of a listing links to the next as ever, but the page after it links back to it (a broken proxy).
+        self.loop_pages = False
         self._refusals: list[tuple[int, dict[str, Any], list[tuple[str, str]]]] = []
         #: A push by someone else, made right after the publisher's next read of that path.
         self._pushes_after_read: dict[str, bytes] = {}
@@ -506,9 +508,11 @@ class GitHubFake(LoopbackHttpServer):
         page = int(query.get("page", "1"))
         chunk = items[(page - 1) * per_page : page * per_page]
         last = max((len(items) + per_page - 1) // per_page, 1)
+        relations = [("next", page + 1), ("last", last)] if page < last else []
+        if self.loop_pages and page > 1:
+            relations = [("next", page - 1)]
         links = []
-        for relation, number in (("next", page + 1), ("last", last)):
-            if page < last:
-                address = f"{self.origin}/repositories/{REPO_ID}/{where}?{urlencode({**query, 'page': number})}"
-                links.append(f'<{address}>; rel="{relation}"')
+        for relation, number in relations:
+            address = f"{self.origin}/repositories/{REPO_ID}/{where}?{urlencode({**query, 'page': number})}"
+            links.append(f'<{address}>; rel="{relation}"')
         return 200, chunk, [("Link", ", ".join(links))] if links else []

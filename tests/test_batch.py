@@ -8,6 +8,7 @@ batch get the same answers and their reports can be compared byte for byte.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sqlite3
@@ -22,6 +23,7 @@ import pytest
 from batch_fakes import KEY, FakeOpenAI
 from click.testing import CliRunner, Result
 
+from repodaily.batch.lines import MAX_REPLY_LINE_BYTES
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 
@@ -278,6 +280,16 @@ def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
     assert fake.chat == 2 and _rows(config) == 7
 
 
+def test_a_line_that_also_fails_one_by_one_is_one_line_on_stderr(repo, fake, tmp_path):
+    config, exported = _submitted(repo, fake, tmp_path, errors=2)
+    fake.refuse_chat = True
+    collected = _cli("batch", "collect", exported, "--config", config)
+    assert "stored 5, already stored 0, analysed one by one 0, failed 2" in collected.output
+    failures = [line for line in collected.output.splitlines() if "does not exist" in line]
+    assert len(failures) == 2 and all(" failed: ProviderError: " in line for line in failures), collected.output
+    assert fake.chat == 2 and _rows(config) == 5
+
+
 def test_a_collect_killed_midway_stores_each_analysis_once_when_run_again(repo, fake, tmp_path):
     fake.hang_after = 1  # of the four to ask one by one, the second hangs
     config, exported = _submitted(repo, fake, tmp_path, errors=4)
@@ -322,6 +334,34 @@ def test_vllm_run_batch_output_is_collected_from_a_file(repo, fake, tmp_path):
     assert fake.chat == asked and fake.uploads == 0
 
 
+def test_a_hostile_output_file_stores_what_answers_and_says_what_it_left_out(repo, fake, tmp_path):
+    """Out of order, a duplicate, a stranger, a line not UTF-8, one over the cap, one cut short at the end."""
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    chunk = next(exported.glob("batch-*.jsonl"))
+    answered = tmp_path / "answered.jsonl"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT / "src")])}
+    run = [sys.executable, str(ROOT / "tests" / "fake_run_batch.py"), "-i", str(chunk), "-o", str(answered)]
+    subprocess.run([*run, "--model", "fake-model"], env=env, check=True, timeout=60)
+    good = answered.read_bytes().splitlines()
+    hostile = tmp_path / "hostile.jsonl"
+    with hostile.open("wb") as out:
+        for line in [*reversed(good[:4]), good[0], b"\xff\xfe not UTF-8 \xc3(", good[4]]:
+            out.write(line + b"\n")
+        out.write(b'{"custom_id": "' + b"x" * (MAX_REPLY_LINE_BYTES + 10) + b'"}\n')
+        out.write(json.dumps({"id": "s", "custom_id": "rd-" + "0" * 40, "response": None}).encode() + b"\n")
+        out.write(good[5][: len(good[5]) // 2])
+    collected = _cli("batch", "collect", exported, "--from-file", hostile, "--config", config)
+    assert collected.exit_code == 0, collected.output
+    assert "stored 5, already stored 0, analysed one by one 2, failed 0" in collected.output
+    assert (
+        f"{hostile}: 3 lines are no reply (not a JSON object naming its custom_id, or over 16 MB)" in collected.output
+    )
+    assert "1 replies answer no request of this export" in collected.output
+    assert _rows(config) == 7
+
+
 def test_another_exports_output_is_refused_before_anything_is_asked(repo, fake, tmp_path):
     config = _config(tmp_path, fake)
     exported = tmp_path / "export"
@@ -355,6 +395,21 @@ def test_exporting_into_an_export_and_collecting_from_nothing_are_one_line_each(
     assert again.exit_code == 2 and again.output.count("\n") == 1 and "already holds an export" in again.output
     nothing = _cli("batch", "collect", tmp_path / "nowhere", "--config", config)
     assert nothing.exit_code == 2 and "no batch export here" in nothing.output
+
+
+def test_a_manifest_edited_to_name_a_file_outside_the_export_uploads_nothing(repo, fake, tmp_path):
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    outside = tmp_path / "private.txt"
+    outside.write_bytes(b"not for the provider\n")
+    manifest = json.loads((exported / "manifest.json").read_text())
+    manifest["chunks"][0].update(file="../private.txt", sha256=hashlib.sha256(outside.read_bytes()).hexdigest())
+    (exported / "manifest.json").write_text(json.dumps(manifest))
+    refused = _cli("batch", "submit", exported, "--config", config)
+    assert refused.exit_code == 2 and refused.output.count("\n") == 1, refused.output
+    assert "not a batch manifest of this version" in refused.output
+    assert fake.uploads == 0
 
 
 BIG_DAY = "2026-03-05"

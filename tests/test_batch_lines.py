@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import json
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
-from repodaily.batch.lines import ChunkWriter, LineFormat, custom_id, encode_line, part_id, read_replies, whole_id
+from repodaily.batch.lines import (
+    MAX_REPLY_LINE_BYTES,
+    ChunkWriter,
+    LineFormat,
+    custom_id,
+    encode_line,
+    part_id,
+    read_replies,
+    whole_id,
+)
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
@@ -64,9 +75,24 @@ def test_output_lines_are_read_whatever_their_order_and_failures_say_why():
         "not an object",
     ]
     content = b"".join(json.dumps(line).encode() + b"\n" for line in lines) + b"{broken\n"
-    replies = {reply.custom_id: reply for reply in read_replies(content)}
+    read = list(read_replies(io.BytesIO(content)))
+    assert read.count(None) == 2, "the line that is not an object, the broken one"
+    replies = {reply.custom_id: reply for reply in read if reply is not None}
     assert sorted(replies) == ["a", "b", "c", "d"]
     assert replies["b"].body == completion and replies["b"].error is None
     assert replies["a"].body is None and replies["a"].error == "expired"
     assert replies["c"].error == "HTTP 429: slow down"
     assert replies["d"].body == completion
+
+
+def test_a_line_over_the_cap_is_skipped_without_being_held_in_memory():
+    reply = json.dumps({"custom_id": "a", "response": {"status_code": 200, "body": {"choices": []}}}).encode()
+    content = reply + b"\n" + b"x" * (3 * MAX_REPLY_LINE_BYTES) + b"\n" + reply.replace(b'"a"', b'"b"')
+    tracemalloc.start()
+    try:
+        read = list(read_replies(io.BytesIO(content)))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert [reply.custom_id if reply else None for reply in read] == ["a", None, "b"]
+    assert peak < 1.5 * MAX_REPLY_LINE_BYTES

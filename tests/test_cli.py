@@ -720,6 +720,13 @@ def test_a_closed_stdout_ends_quietly_with_exit_141(demo_repo):
     assert (process.wait(timeout=120), stderr) == (141, b"")
 
 
+def test_a_stdout_closed_from_the_start_ends_quietly_with_exit_141(demo_repo):
+    """`repodaily report … >&-`: Python has no sys.stdout at all, which is the same news as a reader gone."""
+    command = [sys.executable, "-m", "repodaily", "report", str(demo_repo), "--name", "o/r", *_DAY]
+    closed = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *command], capture_output=True, timeout=120)
+    assert (closed.returncode, closed.stderr) == (141, b"")
+
+
 def test_doctor_names_a_failing_endpoint_once_per_problem(tmp_path):
     """The problem line under doctor's table is read and searched for: ``local: local: …`` reads as a bug."""
     with socket.socket() as probe:  # a port nothing listens on once it is closed

@@ -124,6 +124,17 @@ def test_a_base_url_that_is_no_site_address_is_one_line_and_exit_2(tmp_path, bas
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(
+    "base_url", ["https://bot:ghp_S1t3T0k3nAbCdEf0123456789@x.io/r/", "https://ghp_S1t3T0k3nAbCdEf0123456789@x.io/?q"]
+)
+def test_a_base_url_with_a_user_or_password_is_refused_without_showing_them(tmp_path, base_url):
+    config = fill_store(tmp_path, since=date(2026, 3, 2), until=date(2026, 3, 2))
+    result = CliRunner().invoke(main, ["site", str(tmp_path / "out"), "--config", str(config), "--base-url", base_url])
+    assert result.exit_code == 2 and len(result.stderr.splitlines()) == 1
+    assert "ghp_S1t3T0k3n" not in result.stderr and "//[redacted]@x.io/" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_hostile_corpus_stays_text_in_valid_feeds():
     report = hostile_report()
     for make, check in ((rss_feed, check_rss), (atom_feed, check_atom)):

@@ -242,6 +242,23 @@ def _error_of(fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, **ta
     return message
 
 
+@pytest.mark.parametrize("listing", ["commits", "files"])
+def test_pages_whose_next_link_leads_back_fail_the_repository_in_one_line(
+    fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path, listing: str
+) -> None:
+    if listing == "commits":
+        for i in range(105):
+            builder.commit(f"Bump {i}", when=at(9, 8) + timedelta(minutes=i), files={"COUNTER": f"{i}\n"})
+    else:
+        builder.commit("Generate", when=at(9, 8), files={f"gen/t{i:03}.txt": f"{i}\n" for i in range(320)})
+    fake.loop_pages = True
+
+    message = _error_of(fake, builder, tmp_path)
+
+    assert "the next page's link leads back to a page already read" in message
+    assert len(fake.requests) < 10
+
+
 def test_a_repository_github_does_not_have_is_one_line(
     fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
 ) -> None:
@@ -268,6 +285,16 @@ def test_an_exhausted_rate_limit_is_one_line_saying_when(
 
     assert "GitHub refuses requests for" in message and "primary rate limit" in message
     assert "max_wait_s = 1 s" in message
+
+
+def test_a_wait_within_max_wait_s_that_the_earlier_waits_use_up_says_so(
+    fake: GitHubSourceFake, builder: RepoBuilder, tmp_path: Path
+) -> None:
+    fake.fail_next(502, times=3)  # asked again after 1 s, then 4 s: 5 s in all
+
+    message = _error_of(fake, builder, tmp_path, max_wait_s=4)
+
+    assert "GitHub refuses requests for 4 s (HTTP 502) after 1 s of waits, more than max_wait_s = 4 s" in message
 
 
 def test_a_refused_token_fails_the_report_with_exit_code_2_in_one_line(

@@ -29,6 +29,7 @@ from endpoint_simulator import (
     prompt_text,
     retry_after_headers,
     write_json,
+    write_response,
 )
 from llm_fakes import INFO_PATHS
 
@@ -366,6 +367,68 @@ def test_a_refused_key_costs_one_request_per_run_at_concurrency_8(tmp_path, serv
         assert code == 1 and report.stats.degraded == 10
         assert report.run.calls == 1
         assert "refused" in err and "sk-test-refused-key" not in err + report.model_dump_json()
+
+
+# --------------------------------------------------------------------------- what stderr says
+
+
+@pytest.mark.parametrize("code", [404, 500])
+def test_a_failed_commit_is_one_line_and_an_endpoint_given_up_on_is_said_once(tmp_path, serve, code):
+    """404 fails each commit on its own: a line each. 500s open the circuit: the commits after it are that news."""
+    endpoint = serve(on_chat(status(code)))
+    repo = _day_repo(tmp_path, commits=6)
+    exit_code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert exit_code == 1 and report.stats.degraded == 6
+    lines = err.splitlines()
+    said = [commit.sha[:7] for commit in report.commits for line in lines if commit.sha[:7] in line]
+    assert len(said) == len(set(said)), err
+    if code == 404:
+        assert len(said) == 6, err
+    else:
+        assert len(said) < 6 and sum("in a row" in line for line in lines) == 1, err
+
+
+def error_page(status_code: int) -> Answer:
+    """A gateway's HTML error page: many lines, and a terminal escape sequence among them."""
+    page = b"<html>\n<body>\n<h1>Bad Gateway</h1>\n\x1b]0;owned\x07\x1b[2J\n</body>\n</html>\n" * 3
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, status_code, page, [("Content-Type", "text/html")])
+
+    return answer
+
+
+def test_an_error_page_is_quoted_on_one_line_without_its_escapes_by_doctor_and_in_the_report(tmp_path, serve):
+    endpoint = serve(on_chat(error_page(404)))
+    code, out, _ = _doctor(_config(tmp_path, endpoint))
+    assert code == 1
+    problem = out.splitlines()[-1]
+    assert problem.startswith("scripted: HTTP 404: <html> <body> <h1>Bad Gateway</h1>"), out
+    assert "\x1b" not in out and "\x07" not in out
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=1), _config(tmp_path, endpoint))
+    (commit,) = report.commits
+    assert code == 1 and "HTTP 404: <html> <body> <h1>Bad Gateway</h1>" in commit.analysis.note
+    assert "\n" not in commit.analysis.note
+
+
+def redirect_to(location: str) -> Answer:
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, 307, b"", [("Location", location)])
+
+    return answer
+
+
+def test_a_redirect_is_not_followed_and_says_where_it_pointed(tmp_path, serve, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-Zq8Vw3Lx7Nr2Tb6Yk4Pm9Hc5")
+    elsewhere = serve(lambda request, _: None)
+    endpoint = serve(on_chat(redirect_to(f"{elsewhere.base_url}/chat/completions?token=abc")))
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=1), _config(tmp_path, endpoint))
+    (commit,) = report.commits
+    assert code == 1 and commit.analysis.status == "fallback"
+    assert (
+        "HTTP 307: redirected to http://127.0.0.1, not followed; set base_url to the endpoint" in commit.analysis.note
+    )
+    assert elsewhere.received == [] and "token=abc" not in err + commit.analysis.note
 
 
 # --------------------------------------------------------------------------- true accounting

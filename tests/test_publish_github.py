@@ -432,6 +432,19 @@ def test_a_long_rate_limit_fails_at_once_with_one_clear_line(fake: GitHubFake, k
     assert fake.issues == []
 
 
+def test_a_listing_whose_next_link_leads_back_is_one_line_not_an_endless_read(fake: GitHubFake):
+    for offset in range(150):
+        fake.add_issue(f"old {offset}", "x", ["repodaily"])
+    fake.loop_pages = True
+    with pytest.raises(PublishError) as looped:
+        _publish(_issue_publisher(fake), _report())
+    message = str(looped.value)
+    assert message.startswith(f"github-issue {REPOSITORY}: the next page's link leads back to a page already read")
+    assert "\n" not in message and TOKEN not in message
+    assert len(fake.requests) == 3, "page 1, page 2, page 1 again; page 2 is not asked twice"
+    assert len(fake.issues) == 150, "no issue opened on a listing read in part"
+
+
 def test_a_server_that_never_answers_costs_one_deadline(fake: GitHubFake):
     fake.hang = True
     started = time.monotonic()

@@ -108,6 +108,39 @@ def test_a_rebuild_removes_only_what_an_earlier_build_wrote(tmp_path):
     assert (public / "index.html").is_file()
 
 
+def test_a_manifest_edited_to_name_files_outside_the_site_removes_none_of_them(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public, elsewhere = tmp_path / "public", tmp_path / "elsewhere"
+    _site(config, public)
+    elsewhere.mkdir()
+    (public / "linked").symlink_to(elsewhere)
+    victims = [tmp_path / "beside.txt", elsewhere / "through-a-link.txt", tmp_path / "absolute.txt"]
+    for victim in victims:
+        victim.write_text("not the site's\n")
+    manifest = json.loads((public / ".repodaily-site.json").read_text())
+    entry = next(iter(manifest["files"].values()))
+    for named in ["../beside.txt", "linked/through-a-link.txt", str(victims[2]), "r/../../beside.txt"]:
+        manifest["files"][named] = entry
+    (public / ".repodaily-site.json").write_text(json.dumps(manifest))
+    with Store(tmp_path / "cache") as store:
+        built = build_site(store, [DEMO_REPO_NAME], "zh", public)
+    assert built.files.removed == []
+    assert all(victim.read_text() == "not the site's\n" for victim in victims)
+    assert "../beside.txt" not in json.loads((public / ".repodaily-site.json").read_text())["files"]
+
+
+def test_a_link_in_the_site_leading_out_of_it_is_written_through_nowhere(tmp_path):
+    config = fill_store(tmp_path, since=DEMO_DAY, until=DEMO_DAY)
+    public, elsewhere = tmp_path / "public", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (public / "r" / "demo-org").mkdir(parents=True)
+    (public / "r" / "demo-org" / "inferno").symlink_to(elsewhere)
+    result = CliRunner().invoke(main, ["site", str(public), "--config", str(config)])
+    assert result.exit_code == 3 and len(result.stderr.splitlines()) == 1, result.output
+    assert "a link leads it out of the site directory" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_a_hostile_repository_name_stays_inside_its_folder(tmp_path):
     name = "../../evil/<script>"
     with Store(tmp_path / "cache") as store:

@@ -46,6 +46,7 @@ from repodaily.config import Config, RepoConfig, command_line_repo, find_config_
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
+from repodaily.interrupts import stop_all
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
@@ -130,21 +131,35 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum: int, frame: object) -> None:
+    stop_all()
     raise _Terminated
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    stop_all()
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _terminates_cleanly() -> Iterator[None]:
-    """SIGTERM as :class:`_Terminated` while a command runs; the handler before it afterwards."""
+    """SIGTERM as :class:`_Terminated`, Ctrl-C as ever, while a command runs; the handlers before them afterwards.
+
+    Both first stop the work running outside the main thread (:mod:`repodaily.interrupts`),
+    which would otherwise keep the process alive after the signal.
+    """
     try:
-        previous = signal.signal(signal.SIGTERM, _terminate)
+        previous = {number: signal.signal(number, handler) for number, handler in _HANDLERS.items()}
     except ValueError:  # not the main thread: the embedding program owns its signals
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+_HANDLERS = {signal.SIGTERM: _terminate, signal.SIGINT: _interrupt}
 
 
 class _Repodaily(click.Group):
@@ -200,7 +215,8 @@ class _Repodaily(click.Group):
         except BrokenPipeError:
             # The reader of stdout went away (`| head -1`): nobody is left to tell, and the
             # interpreter must not fail again flushing what is still buffered for it.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if sys.stdout is not None:  # None: started with stdout closed, nothing buffered for it
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             sys.exit(EXIT_BROKEN_PIPE)
 
 
@@ -803,7 +819,8 @@ def doctor(config_path: str | None) -> None:
                     # Most problems already name their target (they are also run-time errors): once is enough.
                     named = row.problem.startswith(f"{row.target}:")
                     line = row.problem if named else f"{row.target}: {row.problem}"
-                    console.print(Text(redact(line)), soft_wrap=True)
+                    # A server's words, as on every line for people: one line, its controls inert.
+                    console.print(Text(terminal_text(single_line(redact(line)))), soft_wrap=True)
     healthy = all(row.ok is not False for _, rows in checked for row in rows)
     sys.exit(EXIT_OK if healthy else EXIT_DEGRADED)
 
@@ -968,13 +985,6 @@ def _batch_api(pipeline: Pipeline, manifest: Any) -> tuple[Any, str]:
     return BatchAPI(endpoint, os.environ), endpoint.base_url
 
 
-def _read_bytes(path: str, option: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{option} {path}: cannot read: {exc.strerror or exc}") from None
-
-
 @batch.command("export")
 @click.argument("location", metavar="[PATH_OR_URL]", required=False)
 @click.option("--out", "directory", required=True, type=click.Path(file_okay=False), help="New directory to write.")
@@ -1120,7 +1130,7 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
 
     with _BarProgress() as progress, _batch_store(directory, config_path, progress) as (root, manifest, pipeline):
         if from_files:
-            replies = replies_from_files((_read_bytes(f, "--from-file") for f in from_files), read_requests(root))
+            replies = replies_from_files(from_files, read_requests(root))
         else:
             api, endpoint = _batch_api(pipeline, manifest)
             with api:

@@ -48,6 +48,9 @@ class AnalysisError(RepodailyError):
     #: What the analyzer spent before it failed (calls, tokens, seconds), when it counted:
     #: those requests were sent all the same, so the run's accounting includes them.
     usage: Usage | None = None
+    #: Whoever heard this failure first logged it once for the whole run (a refused key, an
+    #: endpoint given up on); each commit it costs after that is the same news, not a new line.
+    said_once: bool = False
 
 
 class ProviderError(AnalysisError):
@@ -56,6 +59,8 @@ class ProviderError(AnalysisError):
 
 class AuthError(ProviderError):
     """The endpoint rejected the credentials; every further call would fail the same way."""
+
+    said_once = True
 
 
 class InvalidOutput(AnalysisError):

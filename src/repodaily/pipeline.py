@@ -41,7 +41,7 @@ from repodaily.context.budget import build_input
 from repodaily.context.repository import describe_repository, primary_language
 from repodaily.delivery import Target, TargetResult, Unusable, deliver
 from repodaily.digest import build_report
-from repodaily.errors import AnalysisError, AuthError, ConfigError, RepodailyError, SourceError
+from repodaily.errors import AnalysisError, ConfigError, RepodailyError, SourceError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -162,6 +162,18 @@ class _Delivering:
     force: bool
     on_result: Callable[[TargetResult, ReportRecord], None] | None
     one_at_a_time: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def say_failed_analysis(short_sha: str, exc: Exception) -> str:
+    """Log the one line a commit's failed analysis costs, and return its reason, as the report notes it.
+
+    The line is a warning unless the failure was said once for the run (a refused
+    key, an endpoint given up on): each commit after that is the same news.
+    """
+    reason = f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
+    level = logging.INFO if isinstance(exc, AnalysisError) and exc.said_once else logging.WARNING
+    log.log(level, "analysis of %s failed: %s", short_sha, reason)
+    return reason
 
 
 def _named(repo: RepoConfig, found: str | None) -> RepoConfig:
@@ -425,13 +437,7 @@ class Pipeline:
             try:
                 analysis = await analyzer.analyze(item)
             except Exception as exc:  # one commit's failure must not cost the report
-                reason = (
-                    f"{type(exc).__name__}: {exc}" if isinstance(exc, RepodailyError) else f"internal error: {exc!r}"
-                )
-                # The analyzer stops asking an endpoint that refused our key and says so once;
-                # each commit after that is the same news.
-                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
-                log.log(level, "analysis of %s failed: %s", commit.short_sha, reason)
+                reason = say_failed_analysis(commit.short_sha, exc)
                 fallback = None
                 if fallback_analyzer is not analyzer:
                     fallback = await fallback_analyzer.analyze(

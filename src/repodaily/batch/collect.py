@@ -20,21 +20,22 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from repodaily.analyzers.base import Analyzer, MapReduceBatchAnalyzer
 from repodaily.batch.api import BatchAPI
 from repodaily.batch.export import ExportWriter, batch_form
-from repodaily.batch.lines import Reply, read_replies, whole_id
+from repodaily.batch.lines import MAX_REPLY_LINE_BYTES, Reply, read_replies, whole_id
 from repodaily.batch.manifest import MANIFEST, Manifest, Request, read_requests
 from repodaily.batch.submit import status
 from repodaily.errors import AnalysisError, ConfigError, InvalidOutput
 from repodaily.models import AnalysisStatus
-from repodaily.pipeline import Pipeline
+from repodaily.pipeline import Pipeline, say_failed_analysis
 from repodaily.store import Store
 
 log = logging.getLogger(__name__)
@@ -194,7 +195,8 @@ async def _synchronously(pipeline: Pipeline, todo: Sequence[tuple[Request, Analy
         async with semaphore:
             try:
                 analysis = await analyzer.analyze(request.input)
-            except AnalysisError:
+            except AnalysisError as exc:
+                say_failed_analysis(request.input.sha[:7], exc)
                 done.failed += 1
                 return
         if analysis.status == AnalysisStatus.ok:
@@ -219,22 +221,37 @@ class Replies:
     finished: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
 
-    def add(self, content: bytes) -> None:
-        for reply in read_replies(content):
+    def add(self, stream: BinaryIO, name: str) -> None:
+        """The replies of one file; the lines that are none are counted in one log line."""
+        unread = 0
+        for reply in read_replies(stream):
+            if reply is None:
+                unread += 1
             # An error file may name a request the output file answered: the answer wins.
-            if reply.body is not None or reply.custom_id not in self.by_id:
+            elif reply.body is not None or reply.custom_id not in self.by_id:
                 self.by_id[reply.custom_id] = reply
+        if unread:
+            log.warning(
+                "%s: %d lines are no reply (not a JSON object naming its custom_id, or over %d MB) and are left out",
+                name,
+                unread,
+                MAX_REPLY_LINE_BYTES // 2**20,
+            )
 
 
-def replies_from_files(contents: Iterable[bytes], requests: Iterable[Request]) -> Replies:
+def replies_from_files(paths: Iterable[str], requests: Iterable[Request]) -> Replies:
     """The replies in output files read from disk (``vllm run-batch``'s, a provider's download).
 
     A chunk counts as finished when any of its requests has a reply in them: its
     requests without one were not answered, and are analysed the synchronous way.
     """
     replies = Replies()
-    for content in contents:
-        replies.add(content)
+    for path in paths:
+        try:
+            with open(path, "rb") as stream:
+                replies.add(stream, path)
+        except OSError as exc:
+            raise ConfigError(f"--from-file {path}: cannot read: {exc.strerror or exc}") from None
     requests = list(requests)
     asked = {request.custom_id for request in requests}
     strangers = [custom_id for custom_id in replies.by_id if custom_id not in asked]
@@ -260,6 +277,6 @@ def replies_from_api(api: BatchAPI, store: Store, endpoint: str, manifest: Manif
         assert chunk.batch is not None  # a finished chunk was submitted
         for key in ("output_file_id", "error_file_id"):
             if file_id := chunk.batch.get(key):
-                replies.add(api.content(str(file_id)))
+                replies.add(io.BytesIO(api.content(str(file_id))), f"{key} {file_id}")
         replies.finished.add(chunk.chunk.file)
     return replies

@@ -6,6 +6,9 @@ other providers take ``{"custom_id", "body"}`` alone (the ``slim`` format).
 Output lines come back in any order, shaped
 ``{"id", "custom_id", "response": {"status_code", "request_id", "body"}, "error"}``
 by OpenAI and vLLM alike, so they are matched to requests by ``custom_id`` only.
+An output file is read a line at a time, and a line is read only up to
+:data:`MAX_REPLY_LINE_BYTES`: a file of hundreds of megabytes, or one line that
+long, costs no more memory than its replies.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ __all__ = [
     "CHAT_COMPLETIONS",
     "MAX_BYTES",
     "MAX_LINES",
+    "MAX_REPLY_LINE_BYTES",
     "ChunkWriter",
     "LineFormat",
     "Reply",
@@ -35,6 +39,9 @@ __all__ = [
 #: OpenAI's limits on one batch's input file.
 MAX_LINES = 50_000
 MAX_BYTES = 100 * 1024 * 1024
+#: The longest output line read as a reply: one completion is far shorter (the synchronous path reads
+#: 4 MB of an answer at most); a longer line answers nothing of ours and is skipped unread.
+MAX_REPLY_LINE_BYTES = 16 * 1024 * 1024
 #: The endpoint every line is for: a batch file serves one endpoint.
 CHAT_COMPLETIONS = "/v1/chat/completions"
 _ID_PREFIX = "rd-"
@@ -132,20 +139,35 @@ class Reply:
     error: str | None
 
 
-def read_replies(content: bytes) -> Iterator[Reply]:
-    """Each line of an output or error file, read into a :class:`Reply`; a line that is not one is skipped.
+def read_replies(stream: BinaryIO) -> Iterator[Reply | None]:
+    """Each line of an output or error file, read into a :class:`Reply`; None for a line that is not one.
 
+    A line is not a reply when it is not a JSON object naming its ``custom_id``
+    (cut short, not UTF-8, another file's) or is longer than :data:`MAX_REPLY_LINE_BYTES`.
     A response with a status other than 200, an ``error`` object, or no body is a
     reply with an error: its request goes to the synchronous path.
     """
-    for raw in content.splitlines():
+    while (raw := _next_line(stream)) != b"":
+        if raw is None:
+            yield None
+            continue
+        if not raw.strip():
+            continue
         try:
             line = json.loads(raw)
         except ValueError:
-            continue
-        if not isinstance(line, dict) or not isinstance(line.get("custom_id"), str):
-            continue
-        yield _reply(line)
+            line = None
+        yield _reply(line) if isinstance(line, dict) and isinstance(line.get("custom_id"), str) else None
+
+
+def _next_line(stream: BinaryIO) -> bytes | None:
+    """The next line of ``stream``; b"" at its end; None for a line over the cap, read past without keeping it."""
+    raw = stream.readline(MAX_REPLY_LINE_BYTES + 1)
+    if len(raw) <= MAX_REPLY_LINE_BYTES:
+        return raw
+    while not raw.endswith(b"\n") and raw:
+        raw = stream.readline(1 << 20)
+    return None
 
 
 def _reply(line: dict[str, Any]) -> Reply:

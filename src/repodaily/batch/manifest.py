@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from repodaily.batch.lines import LineFormat
 from repodaily.errors import ConfigError
@@ -32,12 +32,23 @@ class _Strict(BaseModel):
 
 
 class Chunk(_Strict):
-    """One batch file: its name in the directory, the SHA-256 of its bytes, its size."""
+    """One batch file: its name in the directory, the SHA-256 of its bytes, its size.
+
+    The name is a bare file name: ``submit`` uploads the file it names, so a
+    manifest edited to name a path (``../``, ``/home/…``) must not read as one.
+    """
 
     file: str
     sha256: str
     lines: int
     bytes: int
+
+    @field_validator("file")
+    @classmethod
+    def _bare_name(cls, name: str) -> str:
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
+            raise ValueError("a batch file is named without a directory")
+        return name
 
 
 class Request(_Strict):

@@ -35,7 +35,10 @@ class StdoutPublisher:
     @property
     def stream(self) -> TextIO:
         # Looked up when printing, not when made: a test runner or the CLI may swap sys.stdout meanwhile.
-        return self._stream or sys.stdout
+        stream = self._stream or sys.stdout
+        if stream is None:  # started with stdout closed (`>&-`): nobody reads it, as when a pipe's reader left
+            raise BrokenPipeError("standard output is closed")
+        return stream
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
         if len(artefacts) != 1:

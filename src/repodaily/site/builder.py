@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -167,18 +168,26 @@ def _repo_pages(build: _Build, repo: str, texts: dict[date, str], reports: list[
 
 def _check_base_url(base_url: str) -> None:
     """Refuse an address every feed link and page link would carry broken: not http(s), no host,
-    white space or control characters in it, or a query or fragment the page paths would follow."""
+    white space or control characters in it, or a query or fragment the page paths would follow;
+    and one carrying a user or password, which every feed of a public site would publish."""
+    shown = _USER_INFO.sub("//[redacted]@", base_url)  # the error line must not publish it either
     try:
         parts = urlsplit(base_url)
         port = parts.port
     except ValueError:
-        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address") from None
+        raise ConfigError(f"--base-url {shown!r} is not an http(s) address") from None
     if not base_url.startswith(("https://", "http://")) or port == 0:
-        raise ConfigError(f"--base-url {base_url!r} is not an http(s) address")
+        raise ConfigError(f"--base-url {shown!r} is not an http(s) address")
+    if "@" in parts.netloc:
+        raise ConfigError(f"--base-url {shown!r}: the site's public address takes no user or password")
     if not parts.hostname or any(char.isspace() or not char.isprintable() for char in base_url):
-        raise ConfigError(f"--base-url {base_url!r}: an address needs a host and no spaces or control characters")
+        raise ConfigError(f"--base-url {shown!r}: an address needs a host and no spaces or control characters")
     if parts.query or parts.fragment or "?" in base_url or "#" in base_url:
-        raise ConfigError(f"--base-url {base_url!r}: the site's address takes no query or fragment")
+        raise ConfigError(f"--base-url {shown!r}: the site's address takes no query or fragment")
+
+
+# The user and password of an address, up to the last "@" before its path.
+_USER_INFO = re.compile(r"//[^/?#]*@")
 
 
 def build_site(

@@ -6,8 +6,13 @@ The next build skips rendering a page whose key is unchanged and whose file
 still holds those bytes; it writes a file only when its bytes differ; and it
 removes only files the manifest says an earlier build wrote and this one no
 longer makes (a repository no longer watched). Files it never wrote are left
-alone. A directory that cannot be made is the user's to fix (exit code 2); a
-file that cannot be written or removed is a failed write (exit code 3).
+alone. The manifest is a file in the site, which anyone who can write there can
+edit (a deployed branch checked out, a cache restored): a path it names is
+trusted only inside the site — relative, without ``..``, and not through a link
+leading out of it — so no edit can make a build remove a file elsewhere; nor is
+a page written through such a link (a deployed branch may hold links). A
+directory that cannot be made is the user's to fix (exit code 2); a file that
+cannot be written or removed is a failed write (exit code 3).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from repodaily.errors import ConfigError, PublishError
 
@@ -55,7 +60,19 @@ class SiteWriter:
             files = json.loads((self.root / MANIFEST).read_text(encoding="utf-8"))["files"]
         except (OSError, ValueError, KeyError, TypeError):
             return {}  # a first build, or a manifest no longer readable: every page is made again
-        return files if isinstance(files, dict) else {}
+        if not isinstance(files, dict):
+            return {}
+        return {path: entry for path, entry in files.items() if isinstance(entry, dict) and self._inside(path)}
+
+    def _inside(self, path: str) -> bool:
+        """Whether ``path`` names a file inside the site, as every path a build writes does."""
+        named = PurePosixPath(path)
+        if named.is_absolute() or ".." in named.parts or not named.parts:
+            return False
+        try:
+            return (self.root / named).resolve().is_relative_to(self.root.resolve())
+        except (OSError, RuntimeError):  # a loop of links
+            return False
 
     def _holds(self, path: str, digest: str) -> bool:
         try:
@@ -87,6 +104,8 @@ class SiteWriter:
         if self._holds(path, digest):
             return False
         target = self.root / path
+        if not self._inside(path):
+            raise PublishError(f"cannot write {target}: a link leads it out of the site directory {self.root}")
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".tmp-", suffix=target.suffix)

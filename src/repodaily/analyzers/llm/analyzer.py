@@ -57,7 +57,7 @@ from repodaily.analyzers.llm.schema import (
 )
 from repodaily.analyzers.llm.settings import EndpointSettings, LLMSettings
 from repodaily.analyzers.llm.structured import ask, read_reply, response_format
-from repodaily.errors import AnalysisError, AuthError, ConfigError
+from repodaily.errors import AnalysisError, ConfigError
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -346,14 +346,15 @@ class LLMAnalyzer(Analyzer):
     ) -> tuple[Result, ChatClient]:
         """``job`` on the primary endpoint, then on each fallback; the last error if all fail."""
         last: AnalysisError | None = None
-        for client in self.clients:
+        for client, following in zip(self.clients, [*self.clients[1:], None], strict=True):
             try:
                 return await job(client), client
             except AnalysisError as exc:
-                # A refused key was reported once, by the client that heard it.
-                level = logging.INFO if isinstance(exc, AuthError) else logging.WARNING
-                log.log(level, "%s: %s failed: %s", client.settings.name, what, exc)
                 last = exc
+                if following is None:  # the caller says how the last failure ends, in the one line it costs
+                    break
+                level = logging.INFO if exc.said_once else logging.WARNING
+                log.log(level, "%s: %s failed, asking %s: %s", client.settings.name, what, following.settings.name, exc)
         assert last is not None, "settings guarantee at least one endpoint"
         raise last
 

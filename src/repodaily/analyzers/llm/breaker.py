@@ -31,7 +31,9 @@ _LONGEST_COOL_DOWN_S = 300.0
 
 
 class EndpointDown(ProviderError):
-    """The endpoint's circuit is open: the request was not sent."""
+    """The endpoint's circuit is open: the request was not sent (the breaker said so when it opened)."""
+
+    said_once = True
 
 
 class CircuitBreaker:

@@ -13,6 +13,7 @@ original::
                                           with full jitter)
     HTTP 401/403                          AuthError, never retried; later calls fail at once, unsent
     HTTP 4xx (other)                      ProviderError, not retried
+    HTTP 3xx (a redirect)                 ProviderError, not followed (the key would go along)
     an error naming response_format       UnsupportedMode (a ProviderError): the caller
                                           asks again in a weaker output mode
     HTTP 400/413 "context length"         ContextTooLong (a ProviderError): the window and the
@@ -58,6 +59,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -69,6 +71,7 @@ from repodaily.context.tokens import count_tokens
 from repodaily.credentials import redactor_for
 from repodaily.errors import AuthError, InvalidOutput, ProviderError, Truncated
 from repodaily.models import Usage
+from repodaily.redact import single_line
 from repodaily.waits import server_wait
 
 __all__ = ["ChatClient", "ContextTooLong", "Message", "OutputMode", "UnsupportedMode"]
@@ -609,11 +612,18 @@ class ChatClient:
     def _check(self, response: httpx.Response, content: bytes, *, asked_format: bool) -> None:
         """Raise the error an unsuccessful status means."""
         status = response.status_code
+        name = self.settings.name
+        if 300 <= status < 400:
+            # Never followed: the key would go along to wherever it points. Its host is named, not its
+            # whole address (a query may carry anything); base_url should be the endpoint's own.
+            moved = urlsplit(response.headers.get("location", ""))
+            where = f" to {moved.scheme}://{moved.hostname}" if moved.scheme and moved.hostname else ""
+            raise ProviderError(f"{name}: HTTP {status}: redirected{where}, not followed; set base_url to the endpoint")
         if status < 400:
             return
-        name = self.settings.name
         text = self._redact(content.decode("utf-8", "replace"))  # before cutting, so no fragment of the key survives
-        detail = text[:_ERROR_TEXT_CHARS].strip()
+        # An error page runs over lines; the message quoting it is one, wherever it is shown.
+        detail = single_line(text)[:_ERROR_TEXT_CHARS]
         if status in _AUTH_STATUS:
             raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
         if status in (400, 413) and any(word in text.lower() for word in _CONTEXT_WORDS):

@@ -267,17 +267,33 @@ class GitHubClient:
             return None
         return url.removeprefix(self._api_url)
 
+    def following(self, reply: Reply, read: set[str]) -> str | None:
+        """The path of the page after ``reply`` (see :meth:`relative`); ``read`` holds the pages followed so far.
+
+        A ``next`` link back to a page already followed (a proxy or server that
+        hands out the same link forever) would be read without end: that is an
+        error, not the end of the listing, whose later items stay unknown.
+        """
+        path = self.relative(reply.next)
+        if path is None:
+            return None
+        if path in read:
+            raise PublishError(f"{self.target}: the next page's link leads back to a page already read: {path}")
+        read.add(path)
+        return path
+
     async def pages(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Any]:
         """Every item of a listing, 100 a page, following the ``next`` links while they stay on this API."""
         url: str | None = f"{self._api_url}{path}"
         query: Mapping[str, str] | None = {**params, "per_page": "100"}
+        read: set[str] = set()
         while url is not None:
             reply = await self._call(_Request("GET", url, path, query), (200,))
             if not isinstance(reply.data, list):
                 raise PublishError(f"{self.target}: GET {path}: the answer is not a list")
             for item in reply.data:
                 yield item
-            following = self.relative(reply.next)
+            following = self.following(reply, read)
             url, query = (f"{self._api_url}{following}", None) if following is not None else (None, None)
 
     async def _call(self, request: _Request, expect: Collection[int]) -> Reply:
@@ -325,8 +341,10 @@ class GitHubClient:
 
     async def _wait(self, seconds: float, why: str) -> None:
         if self._waited + seconds > self._max_wait_s:
+            # The budget is the report's: name what it already spent, or a wait shorter than it reads as a bug.
+            spent = f" after {self._waited:.0f} s of waits" if self._waited >= 1 else ""
             raise RateLimited(
-                f"{self.target}: GitHub refuses requests for {seconds:.0f} s ({why}), more than "
+                f"{self.target}: GitHub refuses requests for {seconds:.0f} s ({why}){spent}, more than "
                 f"max_wait_s = {self._max_wait_s:g} s allows for a report; try again later",
                 429,
             )

@@ -1,14 +1,25 @@
-"""Running git: the same output on every machine, and git's own reason when it fails."""
+"""Running git: the same output on every machine, git's own reason when it fails, and an end to every wait.
+
+A remote that accepts the connection and then sends nothing is given up after a
+minute (:mod:`.deadlines`), rather than holding a clone or fetch for ever. Every git
+process is stopped when the run is interrupted (:mod:`repodaily.interrupts`), with
+the helpers it started (``git-remote-https`` holds our pipes open after git is
+gone). They stay in our process group, so ssh can still ask at the terminal.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import IO
 
 from repodaily.errors import SourceError
+from repodaily.interrupts import stoppable
+from repodaily.sources.git.deadlines import remote_deadlines
 from repodaily.sources.git.locations import redact_credentials
 
 # Settings that make git's output the same on every machine, whatever the user's config.
@@ -37,9 +48,29 @@ def _git_argv(args: list[str], git_dir: Path | None) -> list[str]:
     return argv + args
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """End git and every helper it started, the helpers first (found in /proc, where the system has it)."""
+    for pid in reversed(_descendants(process.pid)):
+        with suppress(OSError):  # it ended meanwhile
+            os.kill(pid, signal.SIGKILL)
+    process.kill()
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started and theirs, parents before children; none where /proc does not say."""
+    found: list[int] = []
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return found
+    for child in map(int, children):
+        found += [child, *_descendants(child)]
+    return found
+
+
 def _git_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_ENV_DROPPED}
-    return {**env, **_GIT_ENV, **(extra or {})}
+    return {**remote_deadlines(env), **env, **_GIT_ENV, **(extra or {})}
 
 
 def run_git(
@@ -51,18 +82,21 @@ def run_git(
     stdin: bytes | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git to completion; the caller decides what a non-zero exit means."""
+    argv = _git_argv(args, git_dir)
     try:
-        return subprocess.run(
-            _git_argv(args, git_dir),
+        process = subprocess.Popen(
+            argv,
             cwd=cwd,
             env=_git_env(env),
-            input=stdin,
-            stdin=None if stdin is not None else subprocess.DEVNULL,
-            capture_output=True,
-            check=False,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
     except FileNotFoundError as exc:
         raise SourceError("git is not installed or not on PATH") from exc
+    with process, stoppable(lambda: _stop(process)):
+        stdout, stderr = process.communicate(stdin)
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
 def git_checked(
@@ -149,6 +183,7 @@ class GitProcess:
 
     def __init__(self, args: list[str], *, git_dir: Path, stdin: bytes | None = None) -> None:
         self._stderr = tempfile.TemporaryFile()
+        self._stoppable = ExitStack()
         try:
             self._process = subprocess.Popen(
                 _git_argv(args, git_dir),
@@ -161,6 +196,7 @@ class GitProcess:
         except FileNotFoundError as exc:
             self._stderr.close()
             raise SourceError("git is not installed or not on PATH") from exc
+        self._stoppable.enter_context(stoppable(lambda: _stop(self._process)))
         if stdin is not None:
             self._feed(stdin)
         assert self._process.stdout is not None
@@ -190,5 +226,6 @@ class GitProcess:
         if self._process.poll() is None:
             self._process.kill()
         self._process.wait()
+        self._stoppable.close()
         self.stdout.close()
         self._stderr.close()

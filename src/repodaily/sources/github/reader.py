@@ -76,11 +76,12 @@ class CommitReader:
     async def _commit(self, sha: str) -> Commit:
         reply = await self._client.call("GET", f"{self._path}/commits/{sha}")
         entries: list[Any] = list(reply.data.get("files") or [])
-        following = self._client.relative(reply.next)
+        read: set[str] = set()
+        following = self._client.following(reply, read)
         while following is not None:
             page = await self._client.call("GET", following)
             entries += page.data.get("files") or []
-            following = self._client.relative(page.next)
+            following = self._client.following(page, read)
         files = [file_change(entry, self._max_patch_bytes) for entry in entries]
         return commit_from(reply.data, files, files_incomplete=len(entries) >= MAX_FILES)
 

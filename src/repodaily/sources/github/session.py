@@ -6,7 +6,9 @@ context source (:class:`~repodaily.publish.github.client.GitHubClient`) is
 asynchronous. So each session runs its coroutines on a loop of its own, on one
 worker thread, and the caller waits as it waits for git. Errors are mapped
 here, at the edge: the client's become :class:`~repodaily.errors.SourceError`
-in one line, and so does an answer of a shape GitHub does not give.
+in one line, and so does an answer of a shape GitHub does not give. An
+interrupted run cancels what the loop is doing (a rate-limit wait may be long),
+so the worker thread does not outlive it (:mod:`repodaily.interrupts`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from repodaily.errors import PublishError, SourceError
+from repodaily.interrupts import stoppable
 from repodaily.publish.github.client import GitHubClient
 from repodaily.sources.base import SourceContext
 from repodaily.sources.github.settings import GitHubSourceSettings
@@ -43,7 +46,8 @@ class Session:
     def run(self, work: Coroutine[Any, Any, _T]) -> _T:
         """The result of ``work``, run to its end on the session's loop."""
         try:
-            return self._worker.submit(self._loop.run_until_complete, work).result()
+            with stoppable(lambda: self._loop.call_soon_threadsafe(_cancel_tasks, self._loop)):
+                return self._worker.submit(self._loop.run_until_complete, work).result()
         except PublishError as exc:
             raise SourceError(str(exc)) from exc
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -57,3 +61,8 @@ class Session:
         finally:
             self._worker.submit(self._loop.close).result()
             self._worker.shutdown()
+
+
+def _cancel_tasks(loop: asyncio.AbstractEventLoop) -> None:
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
