@@ -355,6 +355,22 @@ def test_hostile_commit_text_stays_inert_in_every_part(fake: GitHubFake):
     _check_links_lead_where_they_did(markdown, parts)
 
 
+_MENTION = re.compile(r"(?<![A-Za-z0-9_`\\])@[A-Za-z0-9]")
+
+
+def test_a_daily_issue_mentions_no_one_its_commits_name(fake: GitHubFake):
+    subjects = ["Add @zyongye to CODEOWNERS", "Thanks @acme/reviewers for `@keep` and ops@acme.example"]
+    report = _report(2, subjects=subjects, authors=["@ada"])
+    _publish(_issue_publisher(fake), report)
+    body = fake.issues[-1]["body"]
+    outside_code = re.sub(r"(`+).*?\1", "", body)
+    assert not _MENTION.search(outside_code), _MENTION.findall(outside_code)
+    assert "`@`zyongye" in body and "`@`acme/reviewers" in body and "`@keep`" in body
+    assert not markup_problems(rendered(body), report)
+    # A file in a repository notifies no one: it keeps the report as rendered.
+    assert "@zyongye" in _artefacts(report)[0].text.replace("`@`", "@")
+
+
 def test_a_part_never_cuts_a_fence_and_an_oversized_table_repeats_its_header():
     rows = "".join(f"| {n} | row {n} with a `|` pipe |\n" for n in range(60))
     fence = "```text\n## not a heading\n| a | b |\n|---|---|\n```\n"

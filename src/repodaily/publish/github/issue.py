@@ -40,6 +40,7 @@ from repodaily.errors import ConfigError, PublishError
 from repodaily.models import DailyReport
 from repodaily.publish.base import Delivery, PublishContext, fill_template
 from repodaily.publish.github.client import RepositoryPublisher
+from repodaily.publish.github.mentions import quiet_mentions
 from repodaily.publish.github.settings import GitHubIssueSettings
 from repodaily.publish.github.split import Part, split_markdown
 from repodaily.render.base import Artefact
@@ -94,7 +95,7 @@ class GitHubIssuePublisher(RepositoryPublisher):
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
         key = _key(report)
         title = self._client.redact(fill_template(self.settings.title, report))
-        markdown = self._client.redact(_markdown(artefacts).text)
+        markdown = quiet_mentions(self._client.redact(_markdown(artefacts).text))
         try:
             parts = split_markdown(markdown, room=MAX_CHARS - len(_marker(key, _LAST_PART)), href_room=_HREF_ROOM)
         except ValueError as exc:
