@@ -36,7 +36,7 @@ def test_a_repository_keeps_its_shard_across_processes_and_versions() -> None:
     assert held == {"huggingface/transformers": [1], "rust-lang/rust": [2]}
 
 
-@pytest.mark.parametrize("text", ["4/4", "-1/4", "1", "a/b", "0/0", "1/2/3"])
+@pytest.mark.parametrize("text", ["4/4", "-1/4", "1", "a/b", "0/0", "1/2/3", "１/４", "0/٤"])
 def test_a_shard_that_is_not_I_of_N_is_a_config_error(text: str) -> None:
     with pytest.raises(ConfigError, match="expected I/N"):
         Shard.parse(text)

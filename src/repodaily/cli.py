@@ -528,7 +528,7 @@ def _sharded(repos: list[RepoConfig], shard: str | None) -> list[RepoConfig]:
     part = Shard.parse(shard)
     held = [r for r in repos if part.holds(r.label)]  # its name, else its URL or path: as configured
     if not held:
-        click.echo(f"shard {part} holds none of the {len(repos)} repositories; nothing to do", err=True)
+        _echo(f"repodaily: shard {part} holds none of the {len(repos)} repositories; nothing to do", err=True)
     return held
 
 
@@ -1150,7 +1150,7 @@ def batch_collect(directory: str, from_files: tuple[str, ...], config_path: str 
         f"failed {done.failed}"
     )
     if done.pending:
-        _echo(f"not finished: {', '.join(done.pending)}; collect again once they are", err=True)
+        _echo(f"repodaily: not finished: {', '.join(done.pending)}; collect again once they are", err=True)
     if done.follow_up is not None:
         _echo(
             f"{done.judged_next} commit(s) in parts were summarised: their verdict requests are in {done.follow_up};"

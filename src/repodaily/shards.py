@@ -18,7 +18,7 @@ from repodaily.errors import ConfigError
 
 __all__ = ["Shard"]
 
-_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
+_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$", re.ASCII)
 
 
 @dataclass(frozen=True)
