@@ -859,3 +859,48 @@ def test_a_type_checkers_target_version_beside_a_floor_is_no_dependency(plugin: 
     assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
         (SurfaceKind.dependency_floor, SurfaceAction.raised_floor, "pytest")
     ]
+
+
+# --------------------------------------------------------------------------- a Django app: version module, translations
+
+_APP_PYPROJECT = (
+    '[project]\nname = "panels"\ndynamic = ["version"]\ndependencies = [\n  "django>=4.2",\n]\n\n'
+    '[tool.hatch.build.targets.wheel]\npackages = [\n  "panels",\n]\n{backend}\n'
+    '[tool.hatch.version]\npath = "panels/__init__.py"\n'
+)
+_APP_INIT = 'APP_NAME = "panels"\n\nVERSION = "{version}"\n\nurls = "panels.urls", APP_NAME\n'
+_APP_CHANGES = "Change log\n==========\n\nPending\n-------\n\n* Added a cache panel.\n"
+_APP_CATALOG = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n#: panels/cache.py:12\nmsgid "Cache"\nmsgstr "{cache}"\n'
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "pyproject.toml": _APP_PYPROJECT.format(backend=""),
+            "panels/__init__.py": _APP_INIT.format(version="5.1.0"),
+            "panels/cache.py": "def record(key):\n    return {'key': key}\n",
+            "panels/locale/fr/LC_MESSAGES/django.po": _APP_CATALOG.format(cache="Cache"),
+            "docs/changes.rst": _APP_CHANGES,
+            "docs/conf.py": 'release = "5.1.0"\n',
+        },
+    )
+
+
+def test_a_build_backends_metadata_version_dropped_is_no_dependency(app: Repo) -> None:
+    pinned = '# the release process reads metadata 2.2 only\ncore-metadata-version = "2.2"\n'
+    app.change("Pin the metadata", {"pyproject.toml": _APP_PYPROJECT.format(backend=pinned)})
+    analysis = analyse(
+        app.change("Point the links to the new home", {"pyproject.toml": _APP_PYPROJECT.format(backend="")})
+    )
+    assert analysis.surface == []
+    assert (analysis.flags.breaking, analysis.importance) == (False, Importance.low)
+
+
+def test_a_dependency_dropped_from_the_list_is_still_one(app: Repo) -> None:
+    dropped = _APP_PYPROJECT.format(backend="").replace('  "django>=4.2",\n', "")
+    analysis = analyse(app.change("Trim the requirements", {"pyproject.toml": dropped}))
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.dependency, SurfaceAction.removed, "django")
+    ]

@@ -77,6 +77,7 @@ class DependencyRules(Strict):
     toolchains: list[str] = Field(default_factory=list)
     resolved_toolchains: list[str] = Field(default_factory=list)
     name_filler_words: list[str] = Field(default_factory=list)
+    setting_last_words: list[str] = Field(default_factory=list)
     version_line: str
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
@@ -235,6 +236,21 @@ class DependencyRules(Strict):
         """A lock file's bare ``version = ...`` line names no dependency."""
         words = self.words(name)
         return not words or words[0] in {w.lower() for w in self.name_filler_words}
+
+    def names_setting(self, name: str) -> bool:
+        """A key of several words whose last is a setting's (``core-metadata-version``) names no package.
+
+        Such a key sets what a build backend's table configures; a toolchain's
+        floor (``rust-version``) and a major dependency's mirror (``CUDA_VERSION``)
+        still name what users install.
+        """
+        words = self.words(name)
+        return (
+            len(words) > 1
+            and words[-1] in {w.lower() for w in self.setting_last_words}
+            and name.lower() not in self._toolchains
+            and not self.is_major(name)
+        )
 
 
 class RemovedDefinitionRules(Strict):
