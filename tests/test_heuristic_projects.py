@@ -888,6 +888,28 @@ def app(tmp_path: Path) -> Repo:
     )
 
 
+def _app_release(app: Repo, title: str, extra: dict[str, str]) -> Analysis:
+    files = {
+        "panels/__init__.py": _APP_INIT.format(version="5.2.0"),
+        "docs/changes.rst": _APP_CHANGES.replace("-------\n", "-------\n\n5.2.0 (2025-04-29)\n------------------\n"),
+        "docs/conf.py": 'release = "5.2.0"\n',
+        **extra,
+    }
+    return analyse(app.change(title, files))
+
+
+def test_a_release_written_in_the_version_module_is_a_chore_whatever_its_title(app: Repo) -> None:
+    # The manifest reads the version from the package: the release edits that line alone.
+    analysis = _app_release(app, "panels 5.2", {})
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_version_module_edited_beside_other_code_is_no_release(app: Repo) -> None:
+    fixed = {"panels/cache.py": "def record(key):\n    return {'key': str(key)}\n"}
+    analysis = _app_release(app, "Fix the cache panel's keys", fixed)
+    assert analysis.type == ChangeType.fix
+
+
 def test_a_build_backends_metadata_version_dropped_is_no_dependency(app: Repo) -> None:
     pinned = '# the release process reads metadata 2.2 only\ncore-metadata-version = "2.2"\n'
     app.change("Pin the metadata", {"pyproject.toml": _APP_PYPROJECT.format(backend=pinned)})

@@ -171,6 +171,28 @@ def _own_version_set(facts: Files, rules: RuleSet) -> str | None:
                 version = own.group("version") if line[0] == "+" else version
             elif release.line_regexes["local_dependency"].match(line) is None:
                 return None
+    return version or _version_module_set(facts, rules)
+
+
+def _version_module_set(facts: Files, rules: RuleSet) -> str | None:
+    """The version a commit writes in the project's code when that is all the code it changes; else None.
+
+    A package whose manifest reads its version from a module (``VERSION = "5.2.0"``
+    in ``__init__.py``, hatch's or setuptools' dynamic version) is released by
+    editing that line alone: the changelog's heading and the docs' copies of the
+    number are no code.
+    """
+    own = rules.release.line_regexes["own_version"]
+    version = None
+    for i in facts.counted:
+        if rules.path_rules(facts.classes[i]).type is not None:
+            continue
+        for line in _lines(facts.files[i].text):
+            if line.startswith(("+++", "---")) or line[:1] not in "+-" or not line[1:].strip():
+                continue
+            if (match := own.match(line)) is None:
+                return None
+            version = match.group("version") if line[0] == "+" else version
     return version
 
 
