@@ -926,3 +926,15 @@ def test_a_dependency_dropped_from_the_list_is_still_one(app: Repo) -> None:
     assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
         (SurfaceKind.dependency, SurfaceAction.removed, "django")
     ]
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [("Create new translatable strings.", ChangeType.chore), ("Fix the French word for cache", ChangeType.fix)],
+)
+def test_a_message_catalog_edited_alone_is_a_low_chore_or_the_fix_its_title_names(
+    app: Repo, title: str, kind: ChangeType
+) -> None:
+    catalog = {"panels/locale/fr/LC_MESSAGES/django.po": _APP_CATALOG.format(cache="Antémémoire")}
+    analysis = analyse(app.change(title, catalog))
+    assert (analysis.type, analysis.importance) == (kind, Importance.low)
