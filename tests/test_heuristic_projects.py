@@ -938,3 +938,32 @@ def test_a_message_catalog_edited_alone_is_a_low_chore_or_the_fix_its_title_name
     catalog = {"panels/locale/fr/LC_MESSAGES/django.po": _APP_CATALOG.format(cache="Antémémoire")}
     analysis = analyse(app.change(title, catalog))
     assert (analysis.type, analysis.importance) == (kind, Importance.low)
+
+
+_APP_SETTINGS = (
+    "CONFIG_DEFAULTS = {{\n{entries}}}\n\nPANELS_DEFAULTS = [\n{panels}]\n\n\n"
+    "def get_config():\n    return dict(CONFIG_DEFAULTS)\n"
+)
+_APP_ENTRIES = ['    "INSERT_BEFORE": "</body>",\n', '    "RENDER_PANELS": None,\n', '    "SHOW_COLLAPSED": False,\n']
+_APP_PANELS = ['    "panels.cache.CachePanel",\n', '    "panels.sql.SQLPanel",\n']
+
+
+def _app_settings(entries: list[str], panels: list[str]) -> dict[str, str]:
+    return {"panels/settings.py": _APP_SETTINGS.format(entries="".join(entries), panels="".join(panels))}
+
+
+@pytest.mark.parametrize(
+    ("entries", "panels", "reordered"),
+    [
+        (_APP_ENTRIES[::-1], _APP_PANELS, True),
+        # A list's order is its meaning (the order panels show in); a value changed beside a move is an edit.
+        (_APP_ENTRIES, _APP_PANELS[::-1], False),
+        ([_APP_ENTRIES[2].replace("False", "True"), *_APP_ENTRIES[:2]], _APP_PANELS, False),
+    ],
+)
+def test_a_settings_table_whose_keys_only_change_places_is_a_low_refactor(
+    app: Repo, entries: list[str], panels: list[str], reordered: bool
+) -> None:
+    app.change("Add the settings", _app_settings(_APP_ENTRIES, _APP_PANELS))
+    analysis = analyse(app.change("Group the options by what they configure", _app_settings(entries, panels)))
+    assert ((analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)) is reordered
