@@ -897,3 +897,111 @@ def test_a_break_that_deletes_whole_modules_is_high(
     analysis = analyse(repo.change("Drop legacy accelerators", {"engine/__init__.py": _root_module(kept)}))
     assert analysis.flags.breaking
     assert analysis.importance == importance
+
+
+# --------------------------------------------------------------------------- a Django app: version module, translations
+
+_APP_PYPROJECT = (
+    '[project]\nname = "panels"\ndynamic = ["version"]\ndependencies = [\n  "django>=4.2",\n]\n\n'
+    '[tool.hatch.build.targets.wheel]\npackages = [\n  "panels",\n]\n{backend}\n'
+    '[tool.hatch.version]\npath = "panels/__init__.py"\n'
+)
+_APP_INIT = 'APP_NAME = "panels"\n\nVERSION = "{version}"\n\nurls = "panels.urls", APP_NAME\n'
+_APP_CHANGES = "Change log\n==========\n\nPending\n-------\n\n* Added a cache panel.\n"
+_APP_CATALOG = 'msgid ""\nmsgstr ""\n"Language: fr\\n"\n\n#: panels/cache.py:12\nmsgid "Cache"\nmsgstr "{cache}"\n'
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "pyproject.toml": _APP_PYPROJECT.format(backend=""),
+            "panels/__init__.py": _APP_INIT.format(version="5.1.0"),
+            "panels/cache.py": "def record(key):\n    return {'key': key}\n",
+            "panels/locale/fr/LC_MESSAGES/django.po": _APP_CATALOG.format(cache="Cache"),
+            "docs/changes.rst": _APP_CHANGES,
+            "docs/conf.py": 'release = "5.1.0"\n',
+        },
+    )
+
+
+def _app_release(app: Repo, title: str, extra: dict[str, str]) -> Analysis:
+    files = {
+        "panels/__init__.py": _APP_INIT.format(version="5.2.0"),
+        "docs/changes.rst": _APP_CHANGES.replace("-------\n", "-------\n\n5.2.0 (2025-04-29)\n------------------\n"),
+        "docs/conf.py": 'release = "5.2.0"\n',
+        **extra,
+    }
+    return analyse(app.change(title, files))
+
+
+def test_a_release_written_in_the_version_module_is_a_chore_whatever_its_title(app: Repo) -> None:
+    # The manifest reads the version from the package: the release edits that line alone.
+    analysis = _app_release(app, "panels 5.2", {})
+    assert (analysis.type, analysis.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_a_version_module_edited_beside_other_code_is_no_release(app: Repo) -> None:
+    fixed = {"panels/cache.py": "def record(key):\n    return {'key': str(key)}\n"}
+    analysis = _app_release(app, "Fix the cache panel's keys", fixed)
+    assert analysis.type == ChangeType.fix
+
+
+def test_a_build_backends_metadata_version_dropped_is_no_dependency(app: Repo) -> None:
+    pinned = '# the release process reads metadata 2.2 only\ncore-metadata-version = "2.2"\n'
+    app.change("Pin the metadata", {"pyproject.toml": _APP_PYPROJECT.format(backend=pinned)})
+    analysis = analyse(
+        app.change("Point the links to the new home", {"pyproject.toml": _APP_PYPROJECT.format(backend="")})
+    )
+    assert analysis.surface == []
+    assert (analysis.flags.breaking, analysis.importance) == (False, Importance.low)
+
+
+def test_a_dependency_dropped_from_the_list_is_still_one(app: Repo) -> None:
+    dropped = _APP_PYPROJECT.format(backend="").replace('  "django>=4.2",\n', "")
+    analysis = analyse(app.change("Trim the requirements", {"pyproject.toml": dropped}))
+    assert [(s.kind, s.change, s.name) for s in analysis.surface] == [
+        (SurfaceKind.dependency, SurfaceAction.removed, "django")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [("Create new translatable strings.", ChangeType.chore), ("Fix the French word for cache", ChangeType.fix)],
+)
+def test_a_message_catalog_edited_alone_is_a_low_chore_or_the_fix_its_title_names(
+    app: Repo, title: str, kind: ChangeType
+) -> None:
+    catalog = {"panels/locale/fr/LC_MESSAGES/django.po": _APP_CATALOG.format(cache="Antémémoire")}
+    analysis = analyse(app.change(title, catalog))
+    assert (analysis.type, analysis.importance) == (kind, Importance.low)
+
+
+_APP_SETTINGS = (
+    "CONFIG_DEFAULTS = {{\n{entries}}}\n\nPANELS_DEFAULTS = [\n{panels}]\n\n\n"
+    "def get_config():\n    return dict(CONFIG_DEFAULTS)\n"
+)
+_APP_ENTRIES = ['    "INSERT_BEFORE": "</body>",\n', '    "RENDER_PANELS": None,\n', '    "SHOW_COLLAPSED": False,\n']
+_APP_PANELS = ['    "panels.cache.CachePanel",\n', '    "panels.sql.SQLPanel",\n']
+
+
+def _app_settings(entries: list[str], panels: list[str]) -> dict[str, str]:
+    return {"panels/settings.py": _APP_SETTINGS.format(entries="".join(entries), panels="".join(panels))}
+
+
+@pytest.mark.parametrize(
+    ("entries", "panels", "reordered"),
+    [
+        (_APP_ENTRIES[::-1], _APP_PANELS, True),
+        # A list's order is its meaning (the order panels show in); a value changed beside a move is an edit.
+        (_APP_ENTRIES, _APP_PANELS[::-1], False),
+        ([_APP_ENTRIES[2].replace("False", "True"), *_APP_ENTRIES[:2]], _APP_PANELS, False),
+    ],
+)
+def test_a_settings_table_whose_keys_only_change_places_is_a_low_refactor(
+    app: Repo, entries: list[str], panels: list[str], reordered: bool
+) -> None:
+    app.change("Add the settings", _app_settings(_APP_ENTRIES, _APP_PANELS))
+    analysis = analyse(app.change("Group the options by what they configure", _app_settings(entries, panels)))
+    assert ((analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)) is reordered

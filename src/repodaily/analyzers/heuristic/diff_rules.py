@@ -77,6 +77,7 @@ class DependencyRules(Strict):
     toolchains: list[str] = Field(default_factory=list)
     resolved_toolchains: list[str] = Field(default_factory=list)
     name_filler_words: list[str] = Field(default_factory=list)
+    setting_last_words: list[str] = Field(default_factory=list)
     version_line: str
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
@@ -236,6 +237,21 @@ class DependencyRules(Strict):
         words = self.words(name)
         return not words or words[0] in {w.lower() for w in self.name_filler_words}
 
+    def names_setting(self, name: str) -> bool:
+        """A key of several words whose last is a setting's (``core-metadata-version``) names no package.
+
+        Such a key sets what a build backend's table configures; a toolchain's
+        floor (``rust-version``) and a major dependency's mirror (``CUDA_VERSION``)
+        still name what users install.
+        """
+        words = self.words(name)
+        return (
+            len(words) > 1
+            and words[-1] in {w.lower() for w in self.setting_last_words}
+            and name.lower() not in self._toolchains
+            and not self.is_major(name)
+        )
+
 
 class RemovedDefinitionRules(Strict):
     patterns: list[str] = Field(default_factory=list)
@@ -329,7 +345,9 @@ class DiffRules(Strict):
     the shape decides: a source change that mostly deletes (``deletion_ratio``
     removed lines per added one, at least ``deletion_min_lines``) cleans up, a
     small edit of existing code (at most ``edit_max_lines`` changed, some removed
-    or all in files that existed) adjusts behaviour.
+    or all in files that existed) adjusts behaviour, unless every line it removes
+    comes back among the lines it adds and each is a ``reorder_entry`` (a mapping's
+    ``key: value,``): entries put in another order, ``reorder_type``.
     """
 
     new_names: list[str] = Field(default_factory=list)
@@ -346,6 +364,8 @@ class DiffRules(Strict):
     edit_type: ChangeType = ChangeType.fix
     edit_max_lines: int = Field(default=40, ge=1)
     shape_weight: float = Field(default=0.5, ge=0)
+    reorder_entry: str = r"(?!)"
+    reorder_type: ChangeType = ChangeType.refactor
     constant_table: PatternRule | None = Field(
         default=None, description="A hunk header that opens a constant data table (its `name` group names it)."
     )
@@ -356,7 +376,7 @@ class DiffRules(Strict):
     def _check_names(cls, value: list[str]) -> list[str]:
         return check_regexes(value, groups=("name",))
 
-    @field_validator("conditions")
+    @field_validator("conditions", "reorder_entry")
     @classmethod
     def _check_conditions(cls, value: str) -> str:
         return check_regex(value)
@@ -374,6 +394,10 @@ class DiffRules(Strict):
     @cached_property
     def condition_regex(self) -> re.Pattern[str]:
         return re.compile(self.conditions)
+
+    @cached_property
+    def reorder_regex(self) -> re.Pattern[str]:
+        return re.compile(self.reorder_entry)
 
     @cached_property
     def test_regexes(self) -> list[re.Pattern[str]]:

@@ -171,6 +171,28 @@ def _own_version_set(facts: Files, rules: RuleSet) -> str | None:
                 version = own.group("version") if line[0] == "+" else version
             elif release.line_regexes["local_dependency"].match(line) is None:
                 return None
+    return version or _version_module_set(facts, rules)
+
+
+def _version_module_set(facts: Files, rules: RuleSet) -> str | None:
+    """The version a commit writes in the project's code when that is all the code it changes; else None.
+
+    A package whose manifest reads its version from a module (``VERSION = "5.2.0"``
+    in ``__init__.py``, hatch's or setuptools' dynamic version) is released by
+    editing that line alone: the changelog's heading and the docs' copies of the
+    number are no code.
+    """
+    own = rules.release.line_regexes["own_version"]
+    version = None
+    for i in facts.counted:
+        if rules.path_rules(facts.classes[i]).type is not None:
+            continue
+        for line in _lines(facts.files[i].text):
+            if line.startswith(("+++", "---")) or line[:1] not in "+-" or not line[1:].strip():
+                continue
+            if (match := own.match(line)) is None:
+                return None
+            version = match.group("version") if line[0] == "+" else version
     return version
 
 
@@ -360,8 +382,29 @@ def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -
         reason = ("reason_diff_deletion", {"deletions": deleted, "additions": added})
         evidence.fallback[diff.deletion_type] = diff.shape_weight
         evidence.fallback_reasons[diff.deletion_type] = reason
+    elif _reordered(source, rules):
+        evidence.fallback[diff.reorder_type] = diff.shape_weight
+        evidence.fallback_reasons[diff.reorder_type] = ("reason_diff_reorder", {"path": source[0].path})
     elif 0 < added + deleted <= diff.edit_max_lines and (
         deleted or all(f.status == FileStatus.modified for f in source)
     ):
         evidence.fallback[diff.edit_type] = diff.shape_weight
         evidence.fallback_reasons[diff.edit_type] = ("reason_diff_edit", {"path": source[0].path})
+
+
+def _reordered(files: list[ContextFile], rules: RuleSet) -> bool:
+    """Whether each file's patch only puts entries of a mapping (``"KEY": value,``) in another order.
+
+    Every line removed comes back added, and each is such an entry: a mapping
+    reads the same whatever order its keys are written in. A list's items or a
+    function's statements are not entries: their order may be what they mean.
+    """
+    entry = rules.diff.reorder_regex
+    moved = False
+    for file in files:
+        removed, added = ([line[1:].strip() for line in signed_lines(file.text, sign)] for sign in "-+")
+        removed, added = [line for line in removed if line], [line for line in added if line]
+        if sorted(removed) != sorted(added) or not all(entry.match(line) for line in removed):
+            return False
+        moved = moved or bool(removed)
+    return moved

@@ -96,8 +96,9 @@ def _listed(manifests: list[ContextFile], sign: str, rules: RuleSet) -> dict[str
     for file in manifests:
         for line in shipped_lines(file, sign, rules):
             match = deps.line_regex.match(line)
-            if match is not None and not deps.is_filler(match.group("name")):
-                found.setdefault(match.group("name").lower(), (match.group("name"), file.path))
+            name = match.group("name") if match is not None else ""
+            if name and not deps.is_filler(name) and not deps.names_setting(name):
+                found.setdefault(name.lower(), (name, file.path))
     return found
 
 
