@@ -191,7 +191,7 @@ def test_tests_adapted_beside_code_in_another_rust_file_are_read_with_the_code(c
     assert analysis.type != ChangeType.test and analysis.flags.user_facing
 
 
-_CLI = """use clap::Parser;
+_CLAP_CLI = """use clap::Parser;
 
 #[derive(Parser)]
 pub struct Opts {
@@ -211,16 +211,16 @@ pub struct Opts {
 
 
 def test_an_options_help_text_reworded_is_documentation(crate: Repo) -> None:
-    crate.change("Add the options", {"src/cli.rs": _CLI, "doc/finder.1": ".B --exclude pattern\n"})
-    cli = _CLI.replace('value_name = "pattern"', 'value_name = "glob"').replace("given pattern", "given glob")
+    crate.change("Add the options", {"src/cli.rs": _CLAP_CLI, "doc/finder.1": ".B --exclude pattern\n"})
+    cli = _CLAP_CLI.replace('value_name = "pattern"', 'value_name = "glob"').replace("given pattern", "given glob")
     files = {"src/cli.rs": cli, "doc/finder.1": ".B --exclude glob\n"}
     analysis = analyse(crate.change("Change --exclude value name from 'pattern' to 'glob'", files))
     assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
 
 
 def test_help_text_changed_beside_a_default_is_no_documentation(crate: Repo) -> None:
-    crate.change("Add the options", {"src/cli.rs": _CLI})
-    cli = _CLI.replace("given pattern", "given glob").replace("default_value_t = 1", "default_value_t = 2")
+    crate.change("Add the options", {"src/cli.rs": _CLAP_CLI})
+    cli = _CLAP_CLI.replace("given pattern", "given glob").replace("default_value_t = 1", "default_value_t = 2")
     analysis = analyse(crate.change("Search two levels deep by default", {"src/cli.rs": cli}))
     assert analysis.type != ChangeType.docs
 
