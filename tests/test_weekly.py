@@ -90,6 +90,12 @@ def test_digest_prints_markdown_and_writes_each_format(stored, tmp_path):
         result = CliRunner().invoke(main, args)
         path = tmp_path / "demo-org" / "inferno" / f"{week}.{fmt}"
         assert result.exit_code == 0 and result.stdout.strip() == str(path)
+    both = ["digest", "--config", str(config), "--week", week, "--format", "md", "--format", "json", "--format", "md"]
+    written = CliRunner().invoke(main, [*both, "--output", str(tmp_path / "both")])
+    where = tmp_path / "both" / "demo-org" / "inferno"
+    assert written.stdout.split() == [str(where / f"{week}.md"), str(where / f"{week}.json")]
+    refused = CliRunner().invoke(main, both)
+    assert (refused.exit_code, refused.stdout) == (2, "") and "stdout takes one --format" in refused.stderr
     digest = WeeklyDigest.model_validate_json((tmp_path / "demo-org" / "inferno" / f"{week}.json").read_text())
     assert digest.week == week and digest.repo == DEMO_REPO_NAME
     assert page_problems((tmp_path / "demo-org" / "inferno" / f"{week}.html").read_text()) == []

@@ -569,11 +569,10 @@ def _generate(
 @click.option("--repo", metavar="OWNER/REPO", help="Only this repository (default: every one with stored reports).")
 @click.option(
     "--format",
-    "fmt",
+    "formats",
     type=click.Choice(sorted(WEEKLY_FORMATS)),
-    default="md",
-    show_default=True,
-    help="Markdown, HTML or JSON.",
+    multiple=True,
+    help="Markdown, HTML or JSON (default md); repeat for several with --output (stdout takes one).",
 )
 @click.option("--output", type=click.Path(file_okay=False), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
@@ -591,7 +590,7 @@ def _generate(
 def weekly_digest(
     week: str,
     repo: str | None,
-    fmt: str,
+    formats: tuple[str, ...],
     output: str | None,
     lang: str | None,
     deliver: bool,
@@ -612,6 +611,9 @@ def weekly_digest(
     Example:
       repodaily digest --week 2026-W06 --repo vllm-project/vllm --format html --output weekly
     """
+    chosen = list(dict.fromkeys(formats)) or ["md"]
+    if output is None and len(chosen) > 1:
+        raise ConfigError("stdout takes one --format; give --output DIR to write several")
     config = _load(config_path, lang=lang)
     redact = _guard(config)
     templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
@@ -625,12 +627,13 @@ def weekly_digest(
         if len(digests) > 1:
             names = ", ".join(d.repo for d in digests)
             raise ConfigError(f"{week} has reports of several repositories ({names}); give --repo, or --output DIR")
-        _echo(render_weekly(digests[0], fmt, templates_dir=templates), nl=False)
+        _echo(render_weekly(digests[0], chosen[0], templates_dir=templates), nl=False)
         return
     for digest in digests:
-        path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
-        write_atomic(path, render_weekly(digest, fmt, templates_dir=templates))  # the old file or the whole new one
-        _echo(str(path))
+        for fmt in chosen:
+            path = Path(output, *digest.repo.split("/"), f"{week}.{WEEKLY_FORMATS[fmt]}")
+            write_atomic(path, render_weekly(digest, fmt, templates_dir=templates))  # the old file or the whole new one
+            _echo(str(path))
 
 
 async def _deliver_weeks(
