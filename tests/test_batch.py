@@ -269,6 +269,42 @@ def test_an_expired_batch_keeps_its_results_and_the_rest_is_asked_one_by_one(rep
     assert fake.chat == 4 and _rows(config) == 7
 
 
+_PEAK_SAID = """
+import atexit, runpy, sys
+where = sys.argv.pop(1)
+def said():
+    with open("/proc/self/status") as status:
+        peak = next(line for line in status if line.startswith("VmHWM:"))
+    with open(where, "w") as out:
+        out.write(peak.split()[1])
+atexit.register(said)
+sys.argv[0] = "repodaily"
+runpy.run_module("repodaily", run_name="__main__")
+"""
+
+
+def _peak_mib(tmp_path: Path, *args: object) -> tuple[str, float]:
+    """What ``repodaily ARGS`` run as its own process printed, and its peak resident memory (its own, since exec)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    peak = tmp_path / "peak"
+    command = [sys.executable, "-c", _PEAK_SAID, str(peak), *map(str, args)]
+    printed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    return printed.stdout + printed.stderr, int(peak.read_text()) / 1024
+
+
+def test_a_large_output_file_is_read_as_it_arrives_not_held_whole(repo, fake, tmp_path):
+    config, exported = _submitted(repo, fake, tmp_path)
+    (output_id,) = [batch["output_file_id"] for batch in fake.batches.values()]
+    name, answers = fake.files[output_id]
+    padding = b"".join(b'{"not": "a reply", "n": %d, "pad": "%s"}\n' % (n, b"x" * 1000) for n in range(60_000))
+    _, baseline = _peak_mib(tmp_path, "batch", "status", exported, "--config", config)
+    fake.files[output_id] = (name, answers + padding)  # 60 MB
+    said, peak = _peak_mib(tmp_path, "batch", "collect", exported, "--config", config)
+    assert "stored 7, already stored 0, analysed one by one 0, failed 0" in said, said
+    assert "60000 lines are no reply" in said
+    assert peak - baseline < 30, f"{peak - baseline:.0f} MiB more than a status for a 60 MiB download"
+
+
 def test_lines_of_the_error_file_are_asked_one_by_one(repo, fake, tmp_path):
     fake.error_message = f"The model failed.\nrepodaily: error: forged line\r\n{KEY}"
     config, exported = _submitted(repo, fake, tmp_path, errors=2)

@@ -14,10 +14,11 @@ one :class:`~repodaily.errors.ProviderError` naming the request, never the key
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import IO, Any
 from urllib.parse import quote
 
 import httpx
@@ -36,6 +37,7 @@ _MAX_WAIT_S = 60.0
 _TIMEOUT = httpx.Timeout(60.0, connect=10.0, write=300.0)  # an upload of 100 MB takes a while
 _LIST_PAGES = 10  # batches listed at most, 100 a page, when looking for one a dead run created
 _DETAIL_CHARS = 200
+_ERROR_BODY_BYTES = 64 * 1024  # an error's explanation is short; a hostile one is not read on
 
 
 class _Again(Exception):
@@ -116,9 +118,14 @@ class BatchAPI:
             after = str(batches[-1].get("id"))
         return None
 
-    def content(self, file_id: str) -> bytes:
-        """The bytes of file ``file_id`` (a batch's output or error file)."""
-        return self._send("GET", f"/files/{quote(file_id, safe='')}/content").content
+    def download(self, file_id: str, sink: IO[bytes]) -> None:
+        """File ``file_id`` (a batch's output or error file) written to ``sink`` as it arrives.
+
+        An output file of 50,000 answers runs to hundreds of megabytes: held whole
+        in memory, it would cost its size twice over. A try that fails midway is
+        started again from an emptied ``sink``.
+        """
+        self._send("GET", f"/files/{quote(file_id, safe='')}/content", sink=sink)
 
     def _json(self, method: str, path: str, *, attempts: int = ATTEMPTS, **kwargs: Any) -> dict[str, Any]:
         response = self._send(method, path, attempts=attempts, **kwargs)
@@ -130,12 +137,14 @@ class BatchAPI:
             raise ProviderError(f"{method} {path}: the answer is not a JSON object")
         return answer
 
-    def _send(self, method: str, path: str, *, attempts: int = ATTEMPTS, **kwargs: Any) -> httpx.Response:
+    def _send(
+        self, method: str, path: str, *, attempts: int = ATTEMPTS, sink: IO[bytes] | None = None, **kwargs: Any
+    ) -> httpx.Response:
         backoff = _FIRST_WAIT_S
         for attempt in range(1, attempts + 1):
             try:
                 with self._foreign_errors(method, path):
-                    return self._once(method, path, **kwargs)
+                    return self._once(method, path, sink, **kwargs)
             except _Again as exc:
                 if attempt == attempts:
                     tries = f" (after {attempts} attempts)" if attempts > 1 else ""
@@ -144,24 +153,37 @@ class BatchAPI:
             backoff *= 2
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _once(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        response = self._http.request(method, path, **kwargs)
-        status = response.status_code
-        if status < 400:
-            return response
-        detail = self._detail(response)
+    def _once(self, method: str, path: str, sink: IO[bytes] | None, **kwargs: Any) -> httpx.Response:
+        """One try; a successful body read whole, or into ``sink``; an error's body read up to a few kilobytes."""
+        with self._http.stream(method, path, **kwargs) as response:
+            status = response.status_code
+            if status < 400:
+                if sink is None:
+                    response.read()
+                else:
+                    sink.seek(0)
+                    sink.truncate()
+                    for chunk in response.iter_bytes():
+                        sink.write(chunk)
+                return response
+            body = b""
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) >= _ERROR_BODY_BYTES:
+                    break
+        detail = self._detail(body[:_ERROR_BODY_BYTES])
         if status in (401, 403):
             raise AuthError(f"{method} {path}: HTTP {status}: the key in the endpoint's api_key_env is refused{detail}")
         if status == 429 or status >= 500:
             raise _Again(f"HTTP {status}{detail}", _retry_after(response))
         raise ProviderError(f"{method} {path}: HTTP {status}{detail}")
 
-    def _detail(self, response: httpx.Response) -> str:
+    def _detail(self, body: bytes) -> str:
         try:
-            error = response.json().get("error")
+            error = json.loads(body).get("error")
             message = error.get("message") if isinstance(error, dict) else error
         except (ValueError, AttributeError):
-            message = response.text
+            message = body.decode("utf-8", "replace")
         text = " ".join(str(message or "").split())[:_DETAIL_CHARS]
         return f": {self._redact(text)}" if text else ""
 

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import io
 import logging
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from repodaily.analyzers.base import Analyzer, MapReduceBatchAnalyzer
 from repodaily.batch.api import BatchAPI
@@ -59,6 +59,7 @@ class Collected:
 
 
 _REASONS_KEPT = 5
+_IN_MEMORY_BYTES = 8 * 2**20  # a downloaded file larger than this is spooled to a temporary file
 _ONE_BY_ONE = "analysing the rest one by one"
 
 
@@ -221,7 +222,7 @@ class Replies:
     finished: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
 
-    def add(self, stream: BinaryIO, name: str) -> None:
+    def add(self, stream: IO[bytes], name: str) -> None:
         """The replies of one file; the lines that are none are counted in one log line."""
         unread = 0
         for reply in read_replies(stream):
@@ -277,6 +278,9 @@ def replies_from_api(api: BatchAPI, store: Store, endpoint: str, manifest: Manif
         assert chunk.batch is not None  # a finished chunk was submitted
         for key in ("output_file_id", "error_file_id"):
             if file_id := chunk.batch.get(key):
-                replies.add(io.BytesIO(api.content(str(file_id))), f"{key} {file_id}")
+                with tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY_BYTES) as spool:
+                    api.download(str(file_id), spool)
+                    spool.seek(0)
+                    replies.add(spool, f"{key} {file_id}")
         replies.finished.add(chunk.chunk.file)
     return replies

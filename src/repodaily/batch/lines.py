@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 __all__ = [
     "CHAT_COMPLETIONS",
@@ -139,7 +139,7 @@ class Reply:
     error: str | None
 
 
-def read_replies(stream: BinaryIO) -> Iterator[Reply | None]:
+def read_replies(stream: IO[bytes]) -> Iterator[Reply | None]:
     """Each line of an output or error file, read into a :class:`Reply`; None for a line that is not one.
 
     A line is not a reply when it is not a JSON object naming its ``custom_id``
@@ -160,7 +160,7 @@ def read_replies(stream: BinaryIO) -> Iterator[Reply | None]:
         yield _reply(line) if isinstance(line, dict) and isinstance(line.get("custom_id"), str) else None
 
 
-def _next_line(stream: BinaryIO) -> bytes | None:
+def _next_line(stream: IO[bytes]) -> bytes | None:
     """The next line of ``stream``; b"" at its end; None for a line over the cap, read past without keeping it."""
     raw = stream.readline(MAX_REPLY_LINE_BYTES + 1)
     if len(raw) <= MAX_REPLY_LINE_BYTES:
