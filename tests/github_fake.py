@@ -89,6 +89,8 @@ class GitHubFake(LoopbackHttpServer):
         self._pushes_after_read: dict[str, bytes] = {}
         self._ids = itertools.count(2_871_000_001)
         self._lock = threading.Lock()
+        #: The account the token writes as; None: a token that may not ask (GITHUB_TOKEN, an App's), a bot.
+        self.login: str | None = "report-bot"
 
     @property
     def api_url(self) -> str:
@@ -126,14 +128,17 @@ class GitHubFake(LoopbackHttpServer):
         """Someone else commits ``data`` at ``path`` just after the publisher has read it."""
         self._pushes_after_read[path] = data
 
-    def add_issue(self, title: str, body: str, labels: list[str], *, pull_request: bool = False) -> dict[str, Any]:
-        """An issue (or pull request) someone else opened."""
+    def add_issue(
+        self, title: str, body: str, labels: list[str], *, pull_request: bool = False, author: str | None = None
+    ) -> dict[str, Any]:
+        """An issue (or pull request) opened before the run: by the token's account, or by ``author``."""
         with self._lock:
-            return self._new_issue({"title": title, "body": body, "labels": labels}, pull_request=pull_request)
+            fields = {"title": title, "body": body, "labels": labels}
+            return self._new_issue(fields, pull_request=pull_request, author=author)
 
-    def add_comment(self, number: int, body: str) -> dict[str, Any]:
+    def add_comment(self, number: int, body: str, *, author: str | None = None) -> dict[str, Any]:
         with self._lock:
-            return self._new_comment(self._issue(number), body)
+            return self._new_comment(self._issue(number), body, author=author)
 
     # -- what tests read
 
@@ -227,6 +232,10 @@ class GitHubFake(LoopbackHttpServer):
         path = unquote(url.path)
         if path.startswith(f"/repositories/{REPO_ID}"):
             path = prefix + path.removeprefix(f"/repositories/{REPO_ID}")
+        if path == "/user" and request.method == "GET":
+            if self.login is None:
+                return 403, _error("Resource not accessible by integration", status=403), []
+            return 200, self._user(self.login), []
         if path != prefix and not path.startswith(prefix + "/"):
             return 404, _error("Not Found", status=404), []
         rest = path.removeprefix(prefix).strip("/").split("/") if path != prefix else []
@@ -271,7 +280,7 @@ class GitHubFake(LoopbackHttpServer):
 
     # -- repository and contents
 
-    def _user(self, login: str = "report-bot") -> dict[str, Any]:
+    def _user(self, login: str) -> dict[str, Any]:
         return {
             "login": login,
             "id": 190001,
@@ -279,7 +288,7 @@ class GitHubFake(LoopbackHttpServer):
             "avatar_url": "https://avatars.githubusercontent.com/u/190001?v=4",
             "url": f"{self.origin}/users/{login}",
             "html_url": f"https://github.com/{login}",
-            "type": "User",
+            "type": "Bot" if login.endswith("[bot]") else "User",
             "site_admin": False,
         }
 
@@ -414,7 +423,13 @@ class GitHubFake(LoopbackHttpServer):
             "description": None,
         }
 
-    def _new_issue(self, fields: dict[str, Any], *, pull_request: bool = False) -> dict[str, Any]:
+    def _author(self) -> dict[str, Any]:
+        """The account the token writes as: a bot when it may not ask who it is."""
+        return self._user(self.login or "github-actions[bot]")
+
+    def _new_issue(
+        self, fields: dict[str, Any], *, pull_request: bool = False, author: str | None = None
+    ) -> dict[str, Any]:
         number = len(self.issues) + 1
         ident = next(self._ids)
         api = f"{self.origin}/repos/{self.repository}/issues/{number}"
@@ -430,7 +445,7 @@ class GitHubFake(LoopbackHttpServer):
             "node_id": f"I_kwDOMGrFTs6{ident}",
             "number": number,
             "title": fields["title"],
-            "user": self._user(),
+            "user": self._user(author) if author else self._author(),
             "labels": [self._label(name) for name in fields.get("labels") or []],
             "state": "open",
             "locked": False,
@@ -461,7 +476,7 @@ class GitHubFake(LoopbackHttpServer):
         issue["updated_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         return issue
 
-    def _new_comment(self, issue: dict[str, Any] | None, body: str) -> dict[str, Any]:
+    def _new_comment(self, issue: dict[str, Any] | None, body: str, *, author: str | None = None) -> dict[str, Any]:
         assert issue is not None
         ident = next(self._ids)
         now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -471,7 +486,7 @@ class GitHubFake(LoopbackHttpServer):
             "issue_url": issue["url"],
             "id": ident,
             "node_id": f"IC_kwDOMGrFTs6{ident}",
-            "user": self._user(),
+            "user": self._user(author) if author else self._author(),
             "created_at": now,
             "updated_at": now,
             "author_association": "OWNER",

@@ -273,7 +273,7 @@ def test_an_issue_is_opened_once_and_a_rerun_updates_it(fake: GitHubFake):
     assert [label["name"] for label in ours["labels"]] == ["repodaily"]
     assert [user["login"] for user in ours["assignees"]] == ["ada"]
     assert ours["body"] == "<!-- repodaily:acme/widget:2026-02-09 -->\n" + _artefacts(report)[0].text
-    listing = [r.path for r in fake.requests if r.method == "GET"]
+    listing = [r.path for r in fake.requests if r.method == "GET" and r.path != "/user"]
     assert (
         listing[0] == f"/repos/{REPOSITORY}/issues?state=all&sort=created&direction=asc&labels=repodaily&per_page=100"
     )
@@ -282,7 +282,7 @@ def test_an_issue_is_opened_once_and_a_rerun_updates_it(fake: GitHubFake):
     sent = len(fake.requests)
     _publish(_issue_publisher(fake), report)
     assert len(fake.issues) == 123, "a rerun never opens a second issue"
-    assert [r.method for r in fake.requests[sent:]] == ["GET", "GET", "GET"], "unchanged: nothing written"
+    assert [r.method for r in fake.requests[sent:]] == ["GET"] * 4, "unchanged: nothing written"
 
     changed = _report(5)
     _publish(_issue_publisher(fake, title="{name} {date}"), changed)
@@ -333,6 +333,32 @@ def test_a_long_report_is_split_into_a_body_and_comments_whose_links_resolve(fak
     assert any("someone else's comment" in c["body"] for c in fake.comments) and len(fake.issues) == 2
     assert any(c["body"].startswith("Thanks!") for c in fake.comments_of(issue["number"]))
     _check_links_lead_where_they_did(_artefacts(shorter)[0].text, after)
+
+
+def test_a_strangers_marked_issue_or_comment_is_never_taken_for_ours(fake: GitHubFake):
+    """Anyone may open an issue or write a comment that begins with our marker; only the token's own count."""
+    day = "<!-- repodaily:acme/widget:2026-02-09 -->"
+    planted = fake.add_issue("acme/widget daily report 2026-02-09", f"{day}\nplanted", ["repodaily"], author="mallory")
+    report = _report(400, summary_chars=300)
+    _publish(_issue_publisher(fake), report)
+    ours = fake.issues[-1]
+    assert ours is not planted and planted["body"] == f"{day}\nplanted" and ours["user"]["login"] == "report-bot"
+    forged = fake.add_comment(ours["number"], f"{day[:-4]}:2 -->\nforged", author="mallory")
+    sent = len(fake.requests)
+    _publish(_issue_publisher(fake), _report(3))  # one part now: our own later parts are deleted, not the stranger's
+    deleted = [r.path for r in fake.requests[sent:] if r.method == "DELETE"]
+    assert deleted and all(not r.path.endswith(f"/{forged['id']}") for r in fake.writes())
+    assert forged in fake.comments and forged["body"].endswith("forged") and len(fake.issues) == 2
+
+
+def test_a_token_that_may_not_ask_who_it_is_finds_its_bots_issue_again(fake: GitHubFake):
+    fake.login = None  # GitHub Actions' GITHUB_TOKEN: GET /user is refused, issues are written by a bot
+    fake.add_issue("x", "<!-- repodaily:acme/widget:2026-02-09 -->\nplanted", ["repodaily"], author="mallory")
+    _publish(_issue_publisher(fake), _report())
+    ours = fake.issues[-1]
+    assert ours["user"]["type"] == "Bot" and len(fake.issues) == 2
+    _publish(_issue_publisher(fake), _report(5))
+    assert len(fake.issues) == 2 and "change 4" in ours["body"]
 
 
 def test_hostile_commit_text_stays_inert_in_every_part(fake: GitHubFake):

@@ -9,7 +9,11 @@ and misses an issue opened a moment ago, which is just the issue a rerun after
 a crash must find; it is also limited to 30 requests a minute. Without labels,
 every issue of the repository is listed. Report text cannot forge a marker: the
 renderer escapes ``<`` in everything foreign, and only a marker that begins the
-body counts.
+body counts. Nor can a stranger: anyone may open an issue or comment whose body
+begins with a marker, so only issues and comments written by the token's own
+account count (``GET /user``); a token that may not ask who it is — GitHub
+Actions' ``GITHUB_TOKEN``, an App's installation token — writes as a bot
+account, which no person can be, and then only bots' count.
 
 Long reports. A body or comment holds 65,536 characters. A longer report is
 split at its sections (:mod:`.split`): the body holds the first part and one
@@ -33,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -55,6 +60,21 @@ _HREF_ROOM = len("#issuecomment-") + 20
 #: Room left for the marker of a comment numbered up to this.
 _LAST_PART = 999_999
 _BODY_MARKER = re.compile(r"<!-- repodaily:(\S+) -->\n")
+
+
+@dataclass(frozen=True)
+class _Author:
+    """Who the token writes as: its ``login``, or None when it may not ask (it is then a bot account)."""
+
+    login: str | None
+
+    def wrote(self, item: dict[str, Any]) -> bool:
+        user = item.get("user")
+        if not isinstance(user, dict):
+            return False
+        if self.login is not None:
+            return bool(user.get("login") == self.login)
+        return bool(user.get("type") == "Bot")
 
 
 def _key(report: DailyReport) -> str:
@@ -91,6 +111,7 @@ class GitHubIssuePublisher(RepositoryPublisher):
         #: The issue of each marker key, listed once per run and kept up to date as issues are written.
         self._issues: dict[str, dict[str, Any]] = {}
         self._listed = False
+        self._author: _Author | None = None
 
     async def publish(self, report: DailyReport, artefacts: Sequence[Artefact]) -> Delivery:
         key = _key(report)
@@ -155,7 +176,7 @@ class GitHubIssuePublisher(RepositoryPublisher):
                 params["labels"] = ",".join(self.settings.labels)
             async for item in self._client.pages(self._issues_path, params):
                 marked = _BODY_MARKER.match(_normal(item.get("body"))) if isinstance(item, dict) else None
-                if marked and "pull_request" not in item:
+                if marked and "pull_request" not in item and await self._ours(item):
                     self._issues.setdefault(marked.group(1), self._checked(item, "the issue list"))
         return self._issues.get(key)
 
@@ -168,7 +189,7 @@ class GitHubIssuePublisher(RepositoryPublisher):
         extra: list[dict[str, Any]] = []
         async for comment in self._client.pages(f"{self._issues_path}/{self._number(issue)}/comments", {}):
             marked = own.match(_normal(comment.get("body"))) if isinstance(comment, dict) else None
-            if marked is None or not isinstance(comment.get("id"), int):
+            if marked is None or not isinstance(comment.get("id"), int) or not await self._ours(comment):
                 continue
             number = int(marked.group(1)) - 1
             if 1 <= number < count and number not in found:
@@ -176,6 +197,14 @@ class GitHubIssuePublisher(RepositoryPublisher):
             else:
                 extra.append(comment)
         return found, extra
+
+    async def _ours(self, item: dict[str, Any]) -> bool:
+        """Whether the issue or comment ``item`` was written by this token's account (a marker alone proves nothing)."""
+        if self._author is None:
+            reply = await self._client.call("GET", "/user", expect=(200, 403, 404))
+            login = reply.data.get("login") if reply.status == 200 and isinstance(reply.data, dict) else None
+            self._author = _Author(login if isinstance(login, str) else None)
+        return self._author.wrote(item)
 
     async def _open(self, key: str, title: str, body: str) -> dict[str, Any]:
         fields: dict[str, Any] = {"title": title, "body": body, "labels": list(self.settings.labels)}
