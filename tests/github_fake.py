@@ -91,6 +91,8 @@ class GitHubFake(LoopbackHttpServer):
         self._lock = threading.Lock()
         #: The account the token writes as; None: a token that may not ask (GITHUB_TOKEN, an App's), a bot.
         self.login: str | None = "report-bot"
+        #: GET /user is refused by the primary rate limit (1 s) this many times first.
+        self.user_rate_limited = 0
 
     @property
     def api_url(self) -> str:
@@ -233,6 +235,10 @@ class GitHubFake(LoopbackHttpServer):
         if path.startswith(f"/repositories/{REPO_ID}"):
             path = prefix + path.removeprefix(f"/repositories/{REPO_ID}")
         if path == "/user" and request.method == "GET":
+            if self.user_rate_limited:
+                self.user_rate_limited -= 1
+                self.refuse_next("primary", 1)
+                return self._refusals.pop(0)
             if self.login is None:
                 return 403, _error("Resource not accessible by integration", status=403), []
             return 200, self._user(self.login), []

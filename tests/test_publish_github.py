@@ -344,6 +344,7 @@ def test_a_strangers_marked_issue_or_comment_is_never_taken_for_ours(fake: GitHu
     ours = fake.issues[-1]
     assert ours is not planted and planted["body"] == f"{day}\nplanted" and ours["user"]["login"] == "report-bot"
     forged = fake.add_comment(ours["number"], f"{day[:-4]}:2 -->\nforged", author="mallory")
+    fake.user_rate_limited = 1  # a rate limit on "who am I" is waited out, not taken for a token that may not ask
     sent = len(fake.requests)
     _publish(_issue_publisher(fake), _report(3))  # one part now: our own later parts are deleted, not the stranger's
     deleted = [r.path for r in fake.requests[sent:] if r.method == "DELETE"]

@@ -44,7 +44,7 @@ from urllib.parse import quote
 from repodaily.errors import ConfigError, PublishError
 from repodaily.models import DailyReport
 from repodaily.publish.base import Delivery, PublishContext, fill_template
-from repodaily.publish.github.client import RepositoryPublisher
+from repodaily.publish.github.client import GitHubError, RepositoryPublisher
 from repodaily.publish.github.mentions import quiet_mentions
 from repodaily.publish.github.settings import GitHubIssueSettings
 from repodaily.publish.github.split import Part, split_markdown
@@ -201,9 +201,15 @@ class GitHubIssuePublisher(RepositoryPublisher):
     async def _ours(self, item: dict[str, Any]) -> bool:
         """Whether the issue or comment ``item`` was written by this token's account (a marker alone proves nothing)."""
         if self._author is None:
-            reply = await self._client.call("GET", "/user", expect=(200, 403, 404))
-            login = reply.data.get("login") if reply.status == 200 and isinstance(reply.data, dict) else None
-            self._author = _Author(login if isinstance(login, str) else None)
+            try:
+                reply = await self._client.call("GET", "/user")
+            except GitHubError as exc:
+                if exc.status not in (403, 404):  # a rate limit waits in the client and ends as 429: not an answer
+                    raise
+                self._author = _Author(None)
+            else:
+                login = reply.data.get("login") if isinstance(reply.data, dict) else None
+                self._author = _Author(login if isinstance(login, str) else None)
         return self._author.wrote(item)
 
     async def _open(self, key: str, title: str, body: str) -> dict[str, Any]:
