@@ -205,9 +205,10 @@ def config_keys(side: Side) -> Iterator[Found]:
         yield Found(SurfaceKind.config_key, field.group("name"), _value(value))
 
 
-# HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `HandleFunc`.
+# HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `HandleFunc`, and the
+# upper-case methods of Go's routers (gin, echo: `r.POST("/api/chat", ...)`).
 _ROUTE = re.compile(
-    r"""(?:\.(?P<method>get|post|put|delete|patch|route|api_route|websocket)\s*\(|"""
+    r"""(?:\.(?P<method>get|post|put|delete|patch|route|api_route|websocket|GET|POST|PUT|DELETE|PATCH|HEAD)\s*\(|"""
     r"""(?:add_api_route|add_route|HandleFunc)\s*\()\s*["'](?P<path>/[^"'\s]*)["']"""
 )
 
