@@ -196,3 +196,14 @@ def test_a_host_compared_where_no_credential_is_near_is_no_security_change(repo:
     )
     result = analyse(repo.change("server: pick mirrors on the same host", {"server/mirror.go": mirror}))
     assert not result.flags.security
+
+
+def test_a_json_field_removed_from_a_struct_declared_in_a_function_is_no_wire_format(repo: Repo) -> None:
+    parse = (
+        "package convert\n\nfunc arch(data []byte) string {\n\tvar cfg struct {\n"
+        '\t\tArchitectures []string `json:"architectures"`\n\t\tModelType     string   `json:"model_type"`\n'
+        "\t}\n\t_ = json.Unmarshal(data, &cfg)\n\treturn cfg.ModelType\n}\n"
+    )
+    repo.change("convert: read the model type", {"convert/arch.go": parse})
+    trimmed = parse.replace('\t\tArchitectures []string `json:"architectures"`\n', "")
+    assert not analyse(repo.change("convert: only the model type", {"convert/arch.go": trimmed})).flags.breaking
