@@ -207,3 +207,39 @@ def test_a_json_field_removed_from_a_struct_declared_in_a_function_is_no_wire_fo
     repo.change("convert: read the model type", {"convert/arch.go": parse})
     trimmed = parse.replace('\t\tArchitectures []string `json:"architectures"`\n', "")
     assert not analyse(repo.change("convert: only the model type", {"convert/arch.go": trimmed})).flags.breaking
+
+
+def test_a_go_1_22_pattern_names_its_route_by_method_and_path(repo: Repo) -> None:
+    mux = 'package server\n\nfunc routes(mux *http.ServeMux) {\n\tmux.HandleFunc("GET /api/tags", tags)\n}\n'
+    repo.change("server: a mux", {"server/mux.go": mux})
+    more = mux.replace("}\n", '\tmux.HandleFunc("DELETE /api/delete", remove)\n}\n')
+    result = analyse(repo.change("server: delete models", {"server/mux.go": more}))
+    assert ("http_route", "added", "DELETE /api/delete") in {(c.kind, c.change, c.name) for c in result.surface}
+
+
+# --------------------------------------------------------------------------- paths from clients
+
+_BLOBS = """package server
+
+func blobPath(dir, name string) (string, error) {
+\tp := filepath.Join(dir, name)
+\treturn p, nil
+}
+"""
+
+
+def test_a_client_named_path_kept_inside_its_store_is_a_security_fix(repo: Repo) -> None:
+    repo.change("server: blob paths", {"server/blobs.go": _BLOBS})
+    guarded = _BLOBS.replace(
+        "\tp := filepath.Join",
+        '\tif !filepath.IsLocal(name) {\n\t\treturn "", fmt.Errorf("invalid blob name")\n\t}\n\tp := filepath.Join',
+    )
+    result = analyse(repo.change("server: check blob names", {"server/blobs.go": guarded}))
+    assert result.flags.security
+
+
+def test_new_code_that_starts_with_a_path_check_is_no_security_fix(repo: Repo) -> None:
+    fresh = _BLOBS.replace(
+        "\tp := filepath.Join", '\tif !filepath.IsLocal(name) {\n\t\treturn "", errBad\n\t}\n\tp := filepath.Join'
+    )
+    assert not analyse(repo.change("server: blob store", {"server/blobs.go": fresh})).flags.security
