@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from repodaily.analyzers.heuristic.base import Strict, check_regex
 from repodaily.models import ChangeType, Importance
@@ -34,20 +34,12 @@ class RevisionPinRules(Strict):
     weight: float = Field(default=3.0, ge=0)
     min_importance: Importance = Importance.medium
 
-    @field_validator("files")
+    @field_validator("files", "revision")
     @classmethod
-    def _named(cls, value: str) -> str:
-        return check_regex(value, groups=("name",))
-
-    @field_validator("revision")
-    @classmethod
-    def _valid(cls, value: str) -> str:
-        return check_regex(value)
+    def _check(cls, value: str, info: ValidationInfo) -> str:
+        return check_regex(value, groups=("name",) if info.field_name == "files" else ())
 
     @cached_property
-    def files_regex(self) -> re.Pattern[str]:
-        return re.compile(self.files)
-
-    @cached_property
-    def revision_regex(self) -> re.Pattern[str]:
-        return re.compile(self.revision)
+    def regexes(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        """The pin file's name and the revision, compiled case-sensitively."""
+        return re.compile(self.files), re.compile(self.revision)

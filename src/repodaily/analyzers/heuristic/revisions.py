@@ -24,15 +24,16 @@ __all__ = ["read_revision_pins"]
 def read_revision_pins(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
     """Vote for the rule's type and floor the importance when a pin file's revision line is swapped."""
     pins = rules.revision_pins
+    named, revision = pins.regexes
     for file in facts.files:
-        pinned = pins.files_regex.fullmatch(file.path.rpartition("/")[2])
+        pinned = named.fullmatch(file.path.rpartition("/")[2])
         if pinned is None:
             continue
         removed, added = signed_lines(file.text, "-"), signed_lines(file.text, "+")
         if len(removed) != 1 or len(added) != 1:
             continue
         old, new = removed[0][1:].strip(), added[0][1:].strip()
-        if old != new and pins.revision_regex.fullmatch(old) and pins.revision_regex.fullmatch(new):
+        if old != new and revision.fullmatch(old) and revision.fullmatch(new):
             cite = code_span(f"{pinned.group('name')} {old} → {new}")
             evidence.vote(pins.type, pins.weight, cite)
             evidence.floors.append((pins.min_importance, cite))
