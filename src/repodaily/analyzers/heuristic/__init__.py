@@ -11,10 +11,10 @@ itself), weighs it, and writes the judgement in the report's
 language from that table's sentences.
 
 One module a step, each importing only the ones before it: ``base``,
-``message_rules``, ``diff_rules``, ``idiom_rules``, ``sentences`` and ``rules`` model the table,
-``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``, ``pull``,
-``files``, ``patch``, ``surface``, ``idioms`` and ``changelog`` read a commit; ``decide`` judges it and
-``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
+``message_rules``, ``diff_rules``, ``idiom_rules``, ``revision_rules``, ``sentences`` and ``rules``
+model the table, ``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
+``pull``, ``files``, ``patch``, ``revisions``, ``surface``, ``idioms`` and ``changelog`` read a
+commit; ``decide`` judges it and ``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from repodaily.analyzers.heuristic.files import Files, impact_scope, read_files
 from repodaily.analyzers.heuristic.idioms import weigh_idioms
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.pull import read_pull_request
+from repodaily.analyzers.heuristic.revisions import read_revision_pins
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
@@ -109,6 +110,7 @@ class HeuristicAnalyzer(Analyzer):
         weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
+        read_revision_pins(evidence, facts, self.rules)
         read_gathered_fragments(evidence, facts, self.rules, quote)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.

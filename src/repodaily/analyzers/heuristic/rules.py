@@ -46,6 +46,7 @@ from repodaily.analyzers.heuristic.message_rules import (
     PullRequestRules,
     TagRule,
 )
+from repodaily.analyzers.heuristic.revision_rules import RevisionPinRules
 from repodaily.analyzers.heuristic.sentences import Messages
 from repodaily.digests import digest
 from repodaily.errors import ConfigError
@@ -105,6 +106,7 @@ class RuleSet(Strict):
     diff: DiffRules = Field(default_factory=DiffRules)
     surface: dict[str, SurfaceRule] = Field(default_factory=dict)
     security_idioms: dict[str, SecurityIdiom] = Field(default_factory=dict)
+    revision_pins: RevisionPinRules = Field(default_factory=RevisionPinRules)
     audiences: Audiences
     messages: dict[str, Messages] = Field(min_length=1)
 

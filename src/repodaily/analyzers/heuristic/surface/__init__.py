@@ -31,6 +31,7 @@ from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
+from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
 from repodaily.analyzers.heuristic.surface.sides import sides
 from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
@@ -68,7 +69,7 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
         if kind is not None:
             continue
         source.append(file)
-        extractors = [extractor.read for extractor in EXTRACTORS if extractor.wanted(file.path, file.text)]
+        extractors = [e.read for e in (*EXTRACTORS, *REGISTRATIONS) if e.wanted(file.path, file.text)]
         for side in sides(file.path, file.text) if extractors else ():
             seen = before if side.before else after
             for extract in extractors:

@@ -205,19 +205,23 @@ def config_keys(side: Side) -> Iterator[Found]:
         yield Found(SurfaceKind.config_key, field.group("name"), _value(value))
 
 
-# HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `HandleFunc`.
+# HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `Handle`/`HandleFunc` (with
+# the method a Go 1.22 pattern starts with: `"GET /api/tags"`), and the upper-case methods of Go's routers
+# (gin, echo: `r.POST("/api/chat", ...)`).
 _ROUTE = re.compile(
-    r"""(?:\.(?P<method>get|post|put|delete|patch|route|api_route|websocket)\s*\(|"""
-    r"""(?:add_api_route|add_route|HandleFunc)\s*\()\s*["'](?P<path>/[^"'\s]*)["']"""
+    r"""(?:\.(?P<method>get|post|put|delete|patch|route|api_route|websocket|GET|POST|PUT|DELETE|PATCH|HEAD)\s*\(|"""
+    r"""(?:add_api_route|add_route|HandleFunc|\bHandle)\s*\()\s*["']"""
+    r"""(?:(?P<verb>GET|POST|PUT|DELETE|PATCH|HEAD|OPTIONS) )?(?P<path>/[^"'\s]*)["']"""
 )
+_ROUTE_WORDS = ("'/", '"/', "GET /", "POST /", "PUT /", "DELETE /", "PATCH /", "HEAD /", "OPTIONS /")
 
 
 def http_routes(side: Side) -> Iterator[Found]:
     """Routes a server answers, named by method and path (``POST /v1/chat``)."""
-    if "'/" not in side.text and '"/' not in side.text:  # a route is a quoted path: skip the scan
+    if not _any_in(_ROUTE_WORDS, side.text):  # a route is a quoted path, or a method and a path: skip the scan
         return
     for route in _ROUTE.finditer(side.text):
-        method = (route.group("method") or "route").upper()
+        method = (route.group("method") or route.group("verb") or "route").upper()
         yield Found(SurfaceKind.http_route, f"{method} {route.group('path')}")
 
 
@@ -414,7 +418,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(go_flags, lambda path, patch: path.endswith(".go") and _any_in(_GO_FLAG_WORDS, patch)),
     Extractor(env_vars, lambda path, patch: env_file(path) or _holds(*_ENV_WORDS)(path, patch)),
     Extractor(config_keys, lambda path, _: config_file(path)),
-    Extractor(http_routes, _holds("'/", '"/')),
+    Extractor(http_routes, _holds(*_ROUTE_WORDS)),
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
     Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),

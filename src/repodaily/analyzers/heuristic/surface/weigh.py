@@ -64,19 +64,21 @@ def _arrives_whole(rule: SurfaceRule, change: SurfaceChange, facts: Files, rules
     A registry names what it maps; the modules a commit adds next to it are what
     arrives with the name. One new module may be a whole family or a variant of
     one; a model and its companions (a multimodal wrapper, a multi-token-prediction
-    draft) arriving together are a family.
+    draft) arriving together are a family. A registry that names a package
+    (Go's blank import of ``.../models/nemotronh``) has the package's modules
+    arrive in the folder of that name: when the commit adds modules there, only
+    those count.
     """
     if not rule.min_new_modules:
         return True
-    folder = change.path.rpartition("/")[0]
-    new = [
-        file
+    added = [
+        file.path
         for file, name in zip(facts.files, facts.classes, strict=True)
-        if file.status == FileStatus.added
-        and rules.path_rules(name).type is None
-        and file.path.rpartition("/")[0] == folder
-        and file.path != change.path
+        if file.status == FileStatus.added and rules.path_rules(name).type is None and file.path != change.path
     ]
+    package = [path for path in added if f"/{path.rpartition('/')[0]}".endswith(f"/{change.name}")]
+    folder = change.path.rpartition("/")[0]
+    new = package or [path for path in added if path.rpartition("/")[0] == folder]
     return len(new) >= rule.min_new_modules
 
 
