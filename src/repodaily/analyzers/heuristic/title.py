@@ -26,7 +26,8 @@ _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?
 #: `fix: revert, "fix: …"`): the commit is the revert, whatever type the prefix gives it.
 _QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECASE)
 #: A capitalised word before the description, with or without a colon ("ENH Add X", "FIX: Y", "MAINT Z"):
-#: numpy's commit prefixes and capitalised Conventional types, read as the type they name (`[conventional.upper_words]`).
+#: numpy's commit prefixes and capitalised Conventional types, read as the type they name
+#: (`[conventional.upper_words]`).
 _UPPER_WORD = re.compile(r"^(?P<word>[A-Z]{2,8})(?P<colon>:?)\s+(?P<rest>\S.*)$")
 _LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
