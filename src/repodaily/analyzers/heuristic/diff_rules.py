@@ -63,6 +63,25 @@ class CoreRules(Strict):
 
     min_lines: int = Field(default=500, ge=1)
     types: list[ChangeType] = Field(default_factory=lambda: [ChangeType.refactor, ChangeType.chore])
+    min_source_files: int = Field(
+        default=0,
+        ge=0,
+        description="A change of at least this many source files (path classes without a type) and `min_lines` "
+        "lines among them reaches across the package, core code however the project lays it out; 0: off.",
+    )
+    wide_unless_title: str | None = Field(
+        default=None,
+        description="A title that says a wide change only annotates or types the code: no regression risk.",
+    )
+
+    @field_validator("wide_unless_title")
+    @classmethod
+    def _check_title(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
+    @cached_property
+    def wide_unless_title_regex(self) -> re.Pattern[str] | None:
+        return None if self.wide_unless_title is None else re.compile(self.wide_unless_title, FLAGS)
 
 
 def semver_incompatible(old: str, new: str) -> bool:
