@@ -164,3 +164,33 @@ def test_trust_remote_code_dropped_under_a_comment_naming_the_threat_is_security
     repo.change("Prompt init", {"src/tunekit/prompt.py": _PROMPT.format(guard="")})
     analysis = analyse(repo.change("Tokenizer kwargs", {"src/tunekit/prompt.py": _PROMPT.format(guard=guard)}))
     assert analysis.flags.security is security
+
+
+# --------------------------------------------------------------------------- wide refactors
+
+
+def _modules(count: int, body: str) -> dict[str, str]:
+    """``count`` source modules of one package, each with ``body`` as its code (60 lines)."""
+    return {f"src/tunekit/method{i}/layer.py": body for i in range(count)}
+
+
+_OLD_LAYER = "".join(
+    f"def init_{i}(r, alpha, dropout, bias):\n    return (r, alpha, dropout, bias)\n\n\n" for i in range(15)
+)
+_NEW_LAYER = "".join(f"def init_{i}(config):\n    return (config.r, config.alpha)\n\n\n" for i in range(15))
+
+
+@pytest.mark.parametrize(
+    ("modules", "title", "importance"),
+    [
+        (12, "Refactor layer initialization to take the config", Importance.medium),
+        (12, "Refactor layer initialization with type hints", Importance.low),
+        (4, "Refactor layer initialization to take the config", Importance.low),
+    ],
+)
+def test_a_refactor_across_many_source_modules_is_a_large_change_of_core_code(
+    repo: Repo, modules: int, title: str, importance: Importance
+) -> None:
+    repo.change("Layers", _modules(modules, _OLD_LAYER))
+    analysis = analyse(repo.change(title, _modules(modules, _NEW_LAYER)))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, importance)
