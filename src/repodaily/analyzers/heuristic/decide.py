@@ -229,9 +229,7 @@ def _large_core_change(title: Title, facts: Files, rules: RuleSet) -> tuple[int,
     core = rules.core
     if facts.core_lines >= core.min_lines:
         return facts.core_lines, facts.core_path
-    if not core.min_source_files or (
-        core.wide_unless_title_regex and core.wide_unless_title_regex.search(title.subject)
-    ):
+    if not core.min_source_files or (core.unless_title_regex and core.unless_title_regex.search(title.subject)):
         return None
     source = [facts.files[i] for i in facts.counted if rules.path_rules(facts.classes[i]).type is None]
     lines = sum(f.additions + f.deletions for f in source)
