@@ -194,3 +194,22 @@ def test_a_refactor_across_many_source_modules_is_a_large_change_of_core_code(
     repo.change("Layers", _modules(modules, _OLD_LAYER))
     analysis = analyse(repo.change(title, _modules(modules, _NEW_LAYER)))
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, importance)
+
+
+# --------------------------------------------------------------------------- type annotations
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["ENH Improve type annotations in the low-rank module", "chore: add missing return type annotations"],
+)
+def test_a_title_that_improves_type_annotations_is_a_low_refactor(repo: Repo, title: str) -> None:
+    annotated = _LOWRANK.replace("def forward(self, x):", "def forward(self, x: int) -> int:")
+    analysis = analyse(repo.change(title, {"src/tunekit/lowrank.py": annotated}))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_a_feature_that_reads_annotations_is_no_typing_change(repo: Repo) -> None:
+    support = _LOWRANK + "\n\ndef fields_from_annotations(cls):\n    return dict(cls.__annotations__)\n"
+    analysis = analyse(repo.change("Support annotations-only config classes", {"src/tunekit/lowrank.py": support}))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
