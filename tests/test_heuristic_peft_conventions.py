@@ -213,3 +213,22 @@ def test_a_feature_that_reads_annotations_is_no_typing_change(repo: Repo) -> Non
     support = _LOWRANK + "\n\ndef fields_from_annotations(cls):\n    return dict(cls.__annotations__)\n"
     analysis = analyse(repo.change("Support annotations-only config classes", {"src/tunekit/lowrank.py": support}))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+
+
+# --------------------------------------------------------------------------- deprecated, under a fix
+
+
+_EXAMPLE = "from transformers import TrainingArguments\n\nargs = TrainingArguments(output_dir='out', {arg}='epoch')\n"
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("FIX Deprecated evaluation_strategy argument", ChangeType.fix),
+        ("Deprecated evaluation_strategy argument", ChangeType.feat),
+    ],
+)
+def test_a_deprecated_word_under_a_fix_prefix_names_what_is_fixed(repo: Repo, title: str, expected: ChangeType) -> None:
+    repo.change("Example", {"examples/train.py": _EXAMPLE.format(arg="evaluation_strategy")})
+    analysis = analyse(repo.change(title, {"examples/train.py": _EXAMPLE.format(arg="eval_strategy")}))
+    assert (analysis.type, analysis.importance) == (expected, Importance.low)
