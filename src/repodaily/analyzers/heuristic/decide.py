@@ -180,9 +180,9 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
             ladder.at_least(Importance.high, ("reason_measured", {"match": evidence.signals["measured"]}))
         if "default_change" in evidence.signals and primary in (ChangeType.feat, ChangeType.fix, ChangeType.perf):
             ladder.at_least(Importance.high, ("reason_default_change", {"match": evidence.signals["default_change"]}))
-    large_core_change = facts.core_lines >= rules.core.min_lines and primary in rules.core.types
-    if basis == "source" and not evidence.caps and large_core_change:
-        ladder.at_least(Importance.medium, ("reason_core", {"count": facts.core_lines, "path": facts.core_path}))
+    core_change = _large_core_change(title, facts, rules) if primary in rules.core.types else None
+    if basis == "source" and not evidence.caps and core_change is not None:
+        ladder.at_least(Importance.medium, ("reason_core", {"count": core_change[0], "path": core_change[1]}))
     for change in evidence.dependencies:
         if change.major:
             level = Importance.high if change.big_step else Importance.medium
@@ -217,6 +217,25 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
         primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
     )
     return Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
+
+
+def _large_core_change(title: Title, facts: Files, rules: RuleSet) -> tuple[int, str] | None:
+    """The lines and the busiest file of a change to core code large enough to carry regression risk, if it is.
+
+    Core code is what the path classes call core, or, in a project whose layout
+    names none, a change that reaches across `min_source_files` source modules:
+    a refactor of how every method or layer is built touches them all.
+    """
+    core = rules.core
+    if facts.core_lines >= core.min_lines:
+        return facts.core_lines, facts.core_path
+    if not core.min_source_files or (core.unless_title_regex and core.unless_title_regex.search(title.subject)):
+        return None
+    source = [facts.files[i] for i in facts.counted if rules.path_rules(facts.classes[i]).type is None]
+    lines = sum(f.additions + f.deletions for f in source)
+    if len(source) < core.min_source_files or lines < core.min_lines:
+        return None
+    return lines, max(source, key=lambda f: f.additions + f.deletions).path
 
 
 def _breaking_level(evidence: Evidence, user_facing: bool, removes_modules: bool) -> Importance:

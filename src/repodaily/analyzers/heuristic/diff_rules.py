@@ -26,6 +26,7 @@ __all__ = [
     "ReleaseRules",
     "RemovedDefinitionRules",
     "SurfaceRule",
+    "UnlessTitle",
 ]
 
 
@@ -58,11 +59,38 @@ class PathClassRules(PathClass):
     changelog: bool = False
 
 
-class CoreRules(Strict):
-    """When a change to core code (path classes with ``core``) is large enough to carry regression risk."""
+class UnlessTitle(Strict):
+    """A rule a title can excuse: it says what the diff cannot show."""
+
+    unless_title: str | None = Field(
+        default=None, description="A title that says what the diff cannot show: then the rule does not apply."
+    )
+
+    @field_validator("unless_title")
+    @classmethod
+    def _check_title(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
+    @cached_property
+    def unless_title_regex(self) -> re.Pattern[str] | None:
+        return None if self.unless_title is None else re.compile(self.unless_title, FLAGS)
+
+
+class CoreRules(UnlessTitle):
+    """When a change to core code (path classes with ``core``) is large enough to carry regression risk.
+
+    ``unless_title`` excuses only a change that reaches across ``min_source_files``
+    modules: a title that says it only annotates or types the code.
+    """
 
     min_lines: int = Field(default=500, ge=1)
     types: list[ChangeType] = Field(default_factory=lambda: [ChangeType.refactor, ChangeType.chore])
+    min_source_files: int = Field(
+        default=0,
+        ge=0,
+        description="A change of at least this many source files (path classes without a type) and `min_lines` "
+        "lines among them reaches across the package, core code however the project lays it out; 0: off.",
+    )
 
 
 def semver_incompatible(old: str, new: str) -> bool:
@@ -413,7 +441,7 @@ class MovesRules(Strict):
     )
 
 
-class SurfaceRule(Strict):
+class SurfaceRule(UnlessTitle):
     """What a class of surface changes (:class:`~repodaily.models.SurfaceChange` kinds and actions) means.
 
     The surface is read from what the diff declares, so it is the most trusted
@@ -438,9 +466,6 @@ class SurfaceRule(Strict):
         description="The version steps it matches: any, those that bind users (`DependencyRules.binds_users`), or "
         "those that leave existing installations behind (`DependencyRules.breaks_users`).",
     )
-    unless_title: str | None = Field(
-        default=None, description="A title that says what the diff cannot show: then the rule does not apply."
-    )
     unless_added: bool = Field(
         default=False,
         description="Match only when the commit adds nothing of the rule's kinds: removals beside additions rework a "
@@ -457,15 +482,6 @@ class SurfaceRule(Strict):
     @classmethod
     def _check_paths(cls, value: list[str]) -> list[str]:
         return check_globs(value)
-
-    @field_validator("unless_title")
-    @classmethod
-    def _check_title(cls, value: str | None) -> str | None:
-        return None if value is None else check_regex(value)
-
-    @cached_property
-    def unless_title_regex(self) -> re.Pattern[str] | None:
-        return None if self.unless_title is None else re.compile(self.unless_title, FLAGS)
 
     @cached_property
     def _paths(self) -> Globs:

@@ -115,7 +115,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
         for rule in rules.lookup_tag(tag):
             _apply_tag(evidence, rules, rule, tag, f"[{tag}]")
     if title.conventional is not None:
-        cite = f"`{title.conventional_word}{f'({title.scope})' if title.scope else ''}{'!' if title.bang else ''}:`"
+        cite = f"`{title.prefix}`"
         evidence.vote(title.conventional, rules.conventional.weight, cite)
         if title.scope:
             # A scope names an area: `docs(security):` documents it, `fix(security):` may fix a weakness.

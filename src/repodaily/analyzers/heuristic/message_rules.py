@@ -66,6 +66,9 @@ class ConventionalRules(Strict):
     weight: float = Field(default=4.0, ge=0)
     types: dict[str, ChangeType]
     scope_types: dict[str, ChangeType] = Field(default_factory=dict)
+    #: Capitalised words a project writes before its titles instead of a Conventional type (numpy's `ENH`,
+    #: `TST`, `MAINT`), read only in capitals, with or without a colon; capitalised `types` count too.
+    upper_words: dict[str, ChangeType] = Field(default_factory=dict)
 
 
 class PatternRule(Strict):

@@ -25,6 +25,10 @@ _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?
 #: A Conventional Commits description that reverts a commit it quotes (`fix: Revert "feat: …"`,
 #: `fix: revert, "fix: …"`): the commit is the revert, whatever type the prefix gives it.
 _QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECASE)
+#: A capitalised word before the description, with or without a colon ("ENH Add X", "FIX: Y", "MAINT Z"):
+#: numpy's commit prefixes and capitalised Conventional types, read as the type they name
+#: (`[conventional.upper_words]`).
+_UPPER_WORD = re.compile(r"^(?P<word>[A-Z]{2,8})(?P<colon>:?)\s+(?P<rest>\S.*)$")
 _LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
 
@@ -66,6 +70,14 @@ class Title:
     bang: bool = False
     description: str = ""
     revert_of: str | None = None  # None: not a revert; "": reverts something the title does not name
+    bare_word: bool = False  # the type is a capitalised word without a colon ("ENH Add X")
+
+    @property
+    def prefix(self) -> str:
+        """The type prefix as the title writes it, for texts to quote: `fix(scope)!:`, or `ENH` alone."""
+        if self.bare_word:
+            return self.conventional_word
+        return f"{self.conventional_word}{f'({self.scope})' if self.scope else ''}{'!' if self.bang else ''}:"
 
     @property
     def shown(self) -> str:
@@ -85,16 +97,27 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
     revert_of = parts.reverts
     if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
         revert_of = rest
-    conventional, word, scope, bang = None, "", "", False
-    if match := _CONVENTIONAL.match(_LEADING_EMOJI.sub("", rest, count=1)):
-        mapped = rules.conventional.types.get(match.group("word").lower())
-        if mapped is not None:
-            word, scope, bang = match.group("word"), (match.group("scope") or "").strip(), bool(match.group("bang"))
-            conventional = rules.conventional.scope_types.get(scope.lower(), mapped)
-            rest = match.group("rest").strip()
-            if mapped == ChangeType.revert and revert_of is None:
-                # Another word the conventions map to a revert (`undo: "…"`) names its target as `Revert` would.
-                revert_of = reverted_title(rest) or rest
-            elif revert_of is None and (quoted := _QUOTED_REVERT.match(rest)):
-                revert_of = reverted_title(f'"{quoted.group("title")}"')
-    return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of)
+    conventional, word, scope, bang, bare_word = None, "", "", False, False
+    match = _CONVENTIONAL.match(_LEADING_EMOJI.sub("", rest, count=1))
+    mapped = rules.conventional.types.get(match.group("word").lower()) if match else None
+    if match and mapped is not None:
+        word, scope, bang = match.group("word"), (match.group("scope") or "").strip(), bool(match.group("bang"))
+        conventional = rules.conventional.scope_types.get(scope.lower(), mapped)
+        rest = match.group("rest").strip()
+    elif (upper := _UPPER_WORD.match(rest)) and (mapped := _upper_type(upper.group("word"), rules)):
+        conventional, word, rest, bare_word = mapped, upper.group("word"), upper.group("rest"), not upper.group("colon")
+    if mapped == ChangeType.revert and revert_of is None:
+        # Another word the conventions map to a revert (`undo: "…"`) names its target as `Revert` would.
+        revert_of = reverted_title(rest) or rest
+    elif mapped is not None and revert_of is None and (quoted := _QUOTED_REVERT.match(rest)):
+        revert_of = reverted_title(f'"{quoted.group("title")}"')
+    return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of, bare_word)
+
+
+def _upper_type(word: str, rules: RuleSet) -> ChangeType | None:
+    """The type a capitalised title word names: an abbreviation of its own (`ENH`, `TST`) or a Conventional type.
+
+    Only words in capitals count: "Fix the parser" is a sentence, "FIX the parser" a prefix.
+    """
+    lower = word.lower()
+    return rules.conventional.upper_words.get(lower) or rules.conventional.types.get(lower)

@@ -29,7 +29,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
-from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found
+from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found, package_root
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
 from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
 from repodaily.analyzers.heuristic.surface.sides import sides
@@ -104,7 +104,7 @@ def _compare(
         if kind == SurfaceKind.deprecation:
             changes += _deprecation(name, old, new)
             continue
-        where = (new or old)[0].path
+        where = _shown_path(new or old)
         if not old:
             changes.append(SurfaceChange(kind=kind, name=name, change=SurfaceAction.added, path=where))
         elif not new:
@@ -122,6 +122,16 @@ def _compare(
                     )
                 )
     return _renames(changes, before, after)
+
+
+def _shown_path(seen: list[_Seen]) -> str:
+    """Where a change is shown: the package's root module when it exports the name, else the first file.
+
+    A new public class is usually defined in its own module and exported from
+    the root in the same commit; the root export is what users import, and the
+    rules on root exports (`surface.new_export`) must see it there.
+    """
+    return next((s.path for s in seen if package_root(s.path)), seen[0].path)
 
 
 def _still_named(changes: list[SurfaceChange], source: list[ContextFile]) -> list[SurfaceChange]:

@@ -308,9 +308,14 @@ _PACKAGE_ROOT = re.compile(r"(?:src/)?[A-Za-z_]\w*/__init__\.py")
 _ALL_ENTRY = re.compile(r"^[ \t]*([\"'])(?P<name>[A-Za-z]\w*)\1,?[ \t]*$", re.M)
 
 
+def package_root(path: str) -> bool:
+    """Whether ``path`` is a Python package's root module, whose exports are what ``import pkg`` offers."""
+    return _PACKAGE_ROOT.fullmatch(path) is not None
+
+
 def root_exports(side: Side) -> Iterator[Found]:
     """The names a Python package's root module declares public: what ``import pkg`` offers its users."""
-    if _PACKAGE_ROOT.fullmatch(side.path) is None:
+    if not package_root(side.path):
         return
     for entry in _ALL_ENTRY.finditer(side.text):
         yield Found(SurfaceKind.public_api, entry.group("name"))
@@ -422,6 +427,6 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
     Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
-    Extractor(root_exports, lambda path, _: _PACKAGE_ROOT.fullmatch(path) is not None),
+    Extractor(root_exports, lambda path, _: package_root(path)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )
