@@ -1,0 +1,112 @@
+"""The heuristic on the conventions of a TypeScript web framework published to npm and JSR.
+
+Such a package lists every module its users may import in the ``exports`` map of
+its manifests (``package.json``, ``jsr.json``), commits its dependency lock as
+Bun's binary ``bun.lockb``, and titles its commits by Conventional Commits. Every
+commit is made by git in a temporary repository and read by the git source, as a
+report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_EXPORTS = {
+    ".": "./src/index.ts",
+    "./types": "./src/types.ts",
+    "./cors": "./src/middleware/cors/index.ts",
+    "./legacy-router": "./src/router/legacy/index.ts",
+}
+
+
+def _jsr(exports: dict[str, str]) -> str:
+    return json.dumps({"name": "@acme/web", "version": "1.4.0", "exports": exports}, indent=2) + "\n"
+
+
+def _package(exports: dict[str, str]) -> str:
+    conditional = {
+        key: {"types": f"./dist/types/{key[2:] or 'index'}.d.ts", "import": path} for key, path in exports.items()
+    }
+    manifest = {
+        "name": "@acme/web",
+        "version": "1.4.0",
+        "type": "module",
+        "exports": conditional,
+        "typesVersions": {"*": {key[2:]: [f"./dist/types/{key[2:]}"] for key in exports if key != "."}},
+    }
+    return json.dumps(manifest, indent=2) + "\n"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# web\n",
+            "jsr.json": _jsr(_EXPORTS),
+            "package.json": _package(_EXPORTS),
+            "src/request.ts": "export class Request {}\n",
+            "bun.lockb": "bun-lockfile\x00\x01\x02binary\n",
+        },
+    )
+
+
+# --------------------------------------------------------------------------- the exports map
+
+
+def test_a_subpath_added_to_the_jsr_exports_map_is_a_new_entry_point(repo: Repo) -> None:
+    exports = {**_EXPORTS, "./request": "./src/request.ts"}
+    result = analyse(repo.change("feat(request): make request.ts importable from JSR", {"jsr.json": _jsr(exports)}))
+    # The map is configuration, but what it adds is a module users import: a feature, not a chore.
+    assert result.type == ChangeType.feat
+    assert result.importance == Importance.medium
+    assert result.flags.user_facing
+    assert not result.flags.breaking
+
+
+def test_a_subpath_dropped_from_the_package_exports_map_breaks_its_imports(repo: Repo) -> None:
+    exports = {key: path for key, path in _EXPORTS.items() if key != "./legacy-router"}
+    result = analyse(repo.change("Stop shipping the legacy router", {"package.json": _package(exports)}))
+    assert result.type == ChangeType.feat
+    assert result.flags.breaking
+    assert result.importance in (Importance.medium, Importance.high)
+
+
+def test_a_subpath_renamed_in_the_exports_map_breaks_its_imports(repo: Repo) -> None:
+    exports = {("./router-legacy" if key == "./legacy-router" else key): path for key, path in _EXPORTS.items()}
+    result = analyse(repo.change("Rename an entry of the manifest", {"jsr.json": _jsr(exports)}))
+    assert result.flags.breaking
+
+
+def test_an_exports_map_put_in_another_order_changes_no_entry_point(repo: Repo) -> None:
+    exports = dict(reversed(list(_EXPORTS.items())))
+    result = analyse(repo.change("chore: sort the exports of the manifests", {"jsr.json": _jsr(exports)}))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.breaking
+
+
+def test_a_types_versions_entry_for_old_compilers_is_no_new_entry_point(repo: Repo) -> None:
+    manifest = json.loads(_package(_EXPORTS))
+    manifest["typesVersions"]["*"]["jsx-runtime"] = ["./dist/types/jsx-runtime.d.ts"]
+    result = analyse(
+        repo.change("fix: add a missing typesVersions entry", {"package.json": json.dumps(manifest, indent=2) + "\n"})
+    )
+    assert result.type != ChangeType.feat
+    assert not result.flags.breaking
+
+
+# --------------------------------------------------------------------------- the lockfile
+
+
+def test_bun_binary_lockfile_refreshed_alone_is_a_low_build_change(repo: Repo) -> None:
+    result = analyse(repo.change("chore: update the lockfile", {"bun.lockb": "bun-lockfile\x00\x03\x04binary\n"}))
+    # The binary lock is a dependency lock, not an image or a weight file: a build change whatever the prefix.
+    assert result.type == ChangeType.build
+    assert result.importance == Importance.low
