@@ -110,3 +110,53 @@ def test_bun_binary_lockfile_refreshed_alone_is_a_low_build_change(repo: Repo) -
     # The binary lock is a dependency lock, not an image or a weight file: a build change whatever the prefix.
     assert result.type == ChangeType.build
     assert result.importance == Importance.low
+
+
+# --------------------------------------------------------------------------- type assertions
+
+_HANDLER = """export const createRequest = (rawBody: string | Uint8Array | undefined): Request => {
+  const headers = new Headers()
+  let body: string | Uint8Array | undefined = rawBody
+  if (rawBody !== undefined) {
+    const bytes = typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : rawBody
+    body = bytes
+    headers.set('content-length', bytes.length.toString())
+  }
+  return new Request('http://localhost/', { method: 'POST', headers, body })
+}
+"""
+
+_ASSERTED = _HANDLER.replace(
+    "    const bytes = typeof rawBody === 'string' ? new TextEncoder().encode(rawBody) : rawBody\n",
+    "    const bytes =\n      typeof rawBody === 'string'\n"
+    "        ? (new TextEncoder().encode(rawBody) as Uint8Array<ArrayBuffer>)\n        : rawBody\n",
+)
+
+
+def test_a_patch_that_only_adds_a_type_assertion_is_a_low_type_check_fix(repo: Repo) -> None:
+    repo.change("Add the edge adapter", {"src/adapter/edge/handler.ts": _HANDLER})
+    result = analyse(
+        repo.change(
+            "fix(edge): satisfy Deno lib types for the body encoding", {"src/adapter/edge/handler.ts": _ASSERTED}
+        )
+    )
+    # The emitted JavaScript is the same: the fix the title names, of a type check, low.
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.low
+
+
+def test_an_assertion_added_beside_a_changed_expression_is_code(repo: Repo) -> None:
+    repo.change("Add the edge adapter", {"src/adapter/edge/handler.ts": _HANDLER})
+    changed = _ASSERTED.replace("bytes.length.toString()", "(bytes.length + 1).toString()")
+    result = analyse(repo.change("fix(edge): count the body length", {"src/adapter/edge/handler.ts": changed}))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+
+
+def test_a_regrouped_expression_with_an_assertion_is_code(repo: Repo) -> None:
+    before = "export const ready = (a: boolean, b: boolean, c: boolean) => a || b && c\n"
+    repo.change("Add the readiness check", {"src/ready.ts": before})
+    after = "export const ready = (a: boolean, b: boolean, c: boolean) => ((a || b) && c) as boolean\n"
+    result = analyse(repo.change("fix(ready): require the last condition", {"src/ready.ts": after}))
+    # Parentheses that regroup the operands, more than the one pair the assertion needs, change what runs.
+    assert result.importance == Importance.medium
