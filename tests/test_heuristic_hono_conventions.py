@@ -160,3 +160,24 @@ def test_a_regrouped_expression_with_an_assertion_is_code(repo: Repo) -> None:
     result = analyse(repo.change("fix(ready): require the last condition", {"src/ready.ts": after}))
     # Parentheses that regroup the operands, more than the one pair the assertion needs, change what runs.
     assert result.importance == Importance.medium
+
+
+# --------------------------------------------------------------------------- reverts by number
+
+
+_CONTEXT = "export const text = (body: string): Response => new Response(body)\n"
+
+
+def test_a_conventional_title_reverting_a_pull_request_by_number_is_a_revert(repo: Repo) -> None:
+    fast = _CONTEXT.replace("new Response(body)", "body ? new Response(body) : EMPTY")
+    repo.change("perf(context): a fast path for text responses (#47)", {"src/context.ts": fast})
+    result = analyse(repo.change("fix(context): revert PR #47 (#52)", {"src/context.ts": _CONTEXT}))
+    assert result.type == ChangeType.revert
+    assert result.importance == Importance.medium
+
+
+def test_a_fix_that_reverts_a_behaviour_it_describes_is_no_revert(repo: Repo) -> None:
+    repo.change("Add the context", {"src/context.ts": _CONTEXT})
+    changed = _CONTEXT.replace("new Response(body)", "new Response(body, { status: 200 })")
+    result = analyse(repo.change("fix(context): revert to an explicit status for text", {"src/context.ts": changed}))
+    assert result.type == ChangeType.fix

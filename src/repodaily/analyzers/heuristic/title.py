@@ -25,6 +25,9 @@ _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?
 #: A Conventional Commits description that reverts a commit it quotes (`fix: Revert "feat: …"`,
 #: `fix: revert, "fix: …"`): the commit is the revert, whatever type the prefix gives it.
 _QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECASE)
+#: One that reverts a pull request it names by number only (`fix(context): revert PR #4707`,
+#: `docs: reverted #2018`): a revert of a change the title does not show.
+_NUMBERED_REVERT = re.compile(r"^revert(?:s|ed)?\s+(?:(?:the\s+)?(?:pr|pull request)\s+)?#\d+\s*$", re.IGNORECASE)
 _LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
 
@@ -97,4 +100,6 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
                 revert_of = reverted_title(rest) or rest
             elif revert_of is None and (quoted := _QUOTED_REVERT.match(rest)):
                 revert_of = reverted_title(f'"{quoted.group("title")}"')
+            elif revert_of is None and _NUMBERED_REVERT.match(rest):
+                revert_of = ""
     return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of)
