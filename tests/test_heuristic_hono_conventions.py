@@ -181,3 +181,26 @@ def test_a_fix_that_reverts_a_behaviour_it_describes_is_no_revert(repo: Repo) ->
     changed = _CONTEXT.replace("new Response(body)", "new Response(body, { status: 200 })")
     result = analyse(repo.change("fix(context): revert to an explicit status for text", {"src/context.ts": changed}))
     assert result.type == ChangeType.fix
+
+
+# --------------------------------------------------------------------------- configuration files
+
+
+def test_a_configuration_file_changed_by_a_ci_commit_is_a_ci_change(repo: Repo) -> None:
+    config = '{\n  "extends": "../tsconfig.json",\n  "include": ["client.ts"]\n}\n'
+    repo.change("Add the type-check benchmark", {"perf/type-check/tsconfig.build.json": config})
+    checked = config.replace('["client.ts"]', '["client.ts"],\n  "compilerOptions": { "skipLibCheck": true }')
+    result = analyse(
+        repo.change("ci: skip lib check in the type-check benchmark", {"perf/type-check/tsconfig.build.json": checked})
+    )
+    assert result.type == ChangeType.ci
+    assert result.importance == Importance.low
+
+
+def test_a_configuration_file_changed_by_a_feature_title_stays_configuration(repo: Repo) -> None:
+    table = '{\n  "block_size": 64,\n  "num_warps": 4\n}\n'
+    repo.change("Add the tuned table", {"configs/tuned.json": table})
+    result = analyse(
+        repo.change("feat: tune the table for the new card", {"configs/tuned.json": table.replace("64", "128")})
+    )
+    assert result.type == ChangeType.chore
