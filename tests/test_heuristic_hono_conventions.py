@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_heuristic_libraries import rewritten
 from test_surface import Repo, analyse
 
 from repodaily.models import ChangeType, Importance
@@ -133,54 +134,47 @@ _ASSERTED = _HANDLER.replace(
 )
 
 
-def test_a_patch_that_only_adds_a_type_assertion_is_a_low_type_check_fix(repo: Repo) -> None:
-    repo.change("Add the edge adapter", {"src/adapter/edge/handler.ts": _HANDLER})
-    result = analyse(
-        repo.change(
-            "fix(edge): satisfy Deno lib types for the body encoding", {"src/adapter/edge/handler.ts": _ASSERTED}
-        )
-    )
-    # The emitted JavaScript is the same: the fix the title names, of a type check, low.
-    assert result.type == ChangeType.fix
-    assert result.importance == Importance.low
-
-
-def test_an_assertion_added_beside_a_changed_expression_is_code(repo: Repo) -> None:
-    repo.change("Add the edge adapter", {"src/adapter/edge/handler.ts": _HANDLER})
-    changed = _ASSERTED.replace("bytes.length.toString()", "(bytes.length + 1).toString()")
-    result = analyse(repo.change("fix(edge): count the body length", {"src/adapter/edge/handler.ts": changed}))
-    assert result.type == ChangeType.fix
-    assert result.importance == Importance.medium
-
-
-def test_a_regrouped_expression_with_an_assertion_is_code(repo: Repo) -> None:
-    before = "export const ready = (a: boolean, b: boolean, c: boolean) => a || b && c\n"
-    repo.change("Add the readiness check", {"src/ready.ts": before})
-    after = "export const ready = (a: boolean, b: boolean, c: boolean) => ((a || b) && c) as boolean\n"
-    result = analyse(repo.change("fix(ready): require the last condition", {"src/ready.ts": after}))
-    # Parentheses that regroup the operands, more than the one pair the assertion needs, change what runs.
-    assert result.importance == Importance.medium
-
-
-# --------------------------------------------------------------------------- reverts by number
-
-
+_READY = "export const ready = (a: boolean, b: boolean, c: boolean) => a || b && c\n"
 _CONTEXT = "export const text = (body: string): Response => new Response(body)\n"
+_FAST = _CONTEXT.replace("new Response(body)", "body ? new Response(body) : EMPTY")
+_STATUS = _CONTEXT.replace("new Response(body)", "new Response(body, { status: 200 })")
+_HANDLER_PATH, _READY_PATH, _CONTEXT_PATH = "src/adapter/edge/handler.ts", "src/ready.ts", "src/context.ts"
 
 
-def test_a_conventional_title_reverting_a_pull_request_by_number_is_a_revert(repo: Repo) -> None:
-    fast = _CONTEXT.replace("new Response(body)", "body ? new Response(body) : EMPTY")
-    repo.change("perf(context): a fast path for text responses (#47)", {"src/context.ts": fast})
-    result = analyse(repo.change("fix(context): revert PR #47 (#52)", {"src/context.ts": _CONTEXT}))
-    assert result.type == ChangeType.revert
-    assert result.importance == Importance.medium
+_LONGER = _ASSERTED.replace("bytes.length.toString()", "(bytes.length + 1).toString()")
+_REGROUPED = _READY.replace("a || b && c", "((a || b) && c) as boolean")
+_FIX_LOW, _FIX_MEDIUM = (ChangeType.fix, Importance.low), (ChangeType.fix, Importance.medium)
+#: Each case: the file, its text before and after, the commit's title, and the type and importance expected.
+#: The emitted JavaScript is the same when only an assertion comes: the type-check fix the title names, low.
+#: Parentheses that regroup operands (more than the pair an assertion needs) change what runs. A pull
+#: request reverted by number is a revert whose importance the title does not show.
+_CASES = {
+    "assertion-only": (_HANDLER_PATH, _HANDLER, _ASSERTED, "fix(edge): satisfy Deno lib types", _FIX_LOW),
+    "assertion-beside-code": (_HANDLER_PATH, _HANDLER, _LONGER, "fix(edge): count the body length", _FIX_MEDIUM),
+    "regrouped-with-assertion": (_READY_PATH, _READY, _REGROUPED, "fix(ready): require c", _FIX_MEDIUM),
+    "revert-by-number": (
+        _CONTEXT_PATH,
+        _FAST,
+        _CONTEXT,
+        "fix(context): revert PR #47 (#52)",
+        (ChangeType.revert, Importance.medium),
+    ),
+    "revert-of-a-behaviour": (
+        _CONTEXT_PATH,
+        _CONTEXT,
+        _STATUS,
+        "fix(context): revert to an explicit status",
+        _FIX_MEDIUM,
+    ),
+}
 
 
-def test_a_fix_that_reverts_a_behaviour_it_describes_is_no_revert(repo: Repo) -> None:
-    repo.change("Add the context", {"src/context.ts": _CONTEXT})
-    changed = _CONTEXT.replace("new Response(body)", "new Response(body, { status: 200 })")
-    result = analyse(repo.change("fix(context): revert to an explicit status for text", {"src/context.ts": changed}))
-    assert result.type == ChangeType.fix
+@pytest.mark.parametrize(("path", "before", "after", "message", "expected"), _CASES.values(), ids=_CASES.keys())
+def test_type_assertions_and_reverts_by_number(
+    repo: Repo, path: str, before: str, after: str, message: str, expected: tuple[ChangeType, Importance]
+) -> None:
+    result = rewritten(repo, path, before, after, message)
+    assert (result.type, result.importance) == expected
 
 
 # --------------------------------------------------------------------------- configuration files
@@ -188,19 +182,15 @@ def test_a_fix_that_reverts_a_behaviour_it_describes_is_no_revert(repo: Repo) ->
 
 def test_a_configuration_file_changed_by_a_ci_commit_is_a_ci_change(repo: Repo) -> None:
     config = '{\n  "extends": "../tsconfig.json",\n  "include": ["client.ts"]\n}\n'
-    repo.change("Add the type-check benchmark", {"perf/type-check/tsconfig.build.json": config})
     checked = config.replace('["client.ts"]', '["client.ts"],\n  "compilerOptions": { "skipLibCheck": true }')
-    result = analyse(
-        repo.change("ci: skip lib check in the type-check benchmark", {"perf/type-check/tsconfig.build.json": checked})
-    )
+    message = "ci: skip lib check in the type-check benchmark"
+    result = rewritten(repo, "perf/type-check/tsconfig.build.json", config, checked, message)
     assert result.type == ChangeType.ci
     assert result.importance == Importance.low
 
 
 def test_a_configuration_file_changed_by_a_feature_title_stays_configuration(repo: Repo) -> None:
     table = '{\n  "block_size": 64,\n  "num_warps": 4\n}\n'
-    repo.change("Add the tuned table", {"configs/tuned.json": table})
-    result = analyse(
-        repo.change("feat: tune the table for the new card", {"configs/tuned.json": table.replace("64", "128")})
-    )
+    tuned = table.replace("64", "128")
+    result = rewritten(repo, "configs/tuned.json", table, tuned, "feat: tune the table for the new card")
     assert result.type == ChangeType.chore
