@@ -194,3 +194,12 @@ def test_a_configuration_file_changed_by_a_feature_title_stays_configuration(rep
     tuned = table.replace("64", "128")
     result = rewritten(repo, "configs/tuned.json", table, tuned, "feat: tune the table for the new card")
     assert result.type == ChangeType.chore
+
+
+def test_a_subpath_added_to_a_test_fixture_package_is_no_entry_point(repo: Repo) -> None:
+    fixture = _jsr({".": "./index.ts", "./extra": "./extra.ts"})
+    result = analyse(
+        repo.change("test: a fixture package with two entry points", {"tests/fixtures/pkg/jsr.json": fixture})
+    )
+    assert result.type == ChangeType.test
+    assert result.importance == Importance.low

@@ -15,7 +15,8 @@ declaration that only moves (to another hunk or file) is no change:
 - a feature a Cargo manifest adds to or drops from its default set
   (:mod:`.features`): ``added`` or ``removed``;
 - a subpath a JavaScript package's ``exports`` map adds or drops
-  (:mod:`.entry_points`): ``added`` or ``removed``.
+  (:mod:`.entry_points`; not a test's, an example's or the website's package):
+  ``added`` or ``removed``.
 
 Only source files are read for declarations (tests, docs and CI declare nothing
 users rely on), and only the manifests of the build class for floors.
@@ -80,7 +81,7 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
     changes = [
         *dependency_changes(manifests, source, rules),
         *default_feature_changes(manifests),
-        *entry_point_changes(facts.files),
+        *entry_point_changes(file for file in facts.files if rules.dependencies.released(file.path)),
         *_still_named(_compare(before, after), source),
     ]
     order = list(SurfaceKind)
