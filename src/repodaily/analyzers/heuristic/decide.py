@@ -107,13 +107,15 @@ def _best(pool: dict[ChangeType, float], rules: RuleSet) -> ChangeType:
 
 
 def _primary(title: Title, evidence: Evidence, facts: Files, rules: RuleSet) -> tuple[ChangeType, str]:
-    """Rubric order: a revert is a revert; a release chore is a chore; files alone can decide; a pure
-    move is a refactor; then the votes; then what the patch suggests; then a changelog entry's default."""
+    """Rubric order: a revert is a revert; a release chore is a chore; files alone can decide, unless they
+    declare a surface whose type their classes do not have (an entry point added to a package's `exports` map,
+    which is configuration); a pure move is a refactor; then the votes; then what the patch suggests; then a
+    changelog entry's default."""
     if title.revert_of is not None:
         return ChangeType.revert, "revert"
     if is_release(evidence, facts, rules):
         return ChangeType.chore, "release"
-    if facts.only_types:
+    if facts.only_types and evidence.surface_types <= facts.only_types.keys():
         eligible = [*facts.only_types, *facts.may_be]
         voted = {t: evidence.votes[t] for t in eligible if evidence.votes.get(t, 0) > 0}
         return _best(voted or {t: float(n) for t, n in facts.only_types.items()}, rules), "paths"

@@ -63,6 +63,9 @@ class Evidence:
     fallback_reasons: dict[ChangeType, Reason] = field(default_factory=dict)
     # Importance the surface changes ask for at least, with their cite (:mod:`.surface.weigh`).
     floors: list[tuple[Importance, str]] = field(default_factory=list)
+    # Types the surface changes vote for: a surface whose type the files' classes lack leaves the decision to the
+    # votes (an entry point added to a package's `exports` map is a feature, though the map is configuration).
+    surface_types: set[ChangeType] = field(default_factory=set)
     # The break is read from the diff's surface, not declared by the message: at least medium, not high by itself.
     inferred_break: bool = False
     # The security flag comes from a code idiom of the diff (:mod:`.idioms`), not from the message's words.

@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from repodaily.analyzers.heuristic.assertions import assertions_only
 from repodaily.analyzers.heuristic.layout import layout_only
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.unit_tests import only_unit_tests
@@ -66,6 +67,9 @@ COMMENTS = "comments"
 #: The class of a code file whose patch only lays its code out anew (see ``[paths.layout]`` of rules.toml).
 LAYOUT = "layout"
 
+#: The class of a TypeScript file whose patch only adds or drops type assertions (``[paths.assertions]``).
+ASSERTIONS = "assertions"
+
 
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
@@ -80,14 +84,17 @@ _FILE_HEADERS = ("++ ", "-- ")
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
     """The file's path class; a code file whose patch changes only comments is of the comments class,
-    a code or test file whose patch only lays its code out anew of the layout class, and a manifest whose
-    patch changes only its development tools' sections of the tooling class."""
+    a code or test file whose patch only lays its code out anew of the layout class, a TypeScript file
+    whose patch only adds or drops type assertions of the assertions class, and a manifest whose patch
+    changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
     if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
     if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
+    if kind is None and ASSERTIONS in rules.paths and assertions_only(file):
+        return ASSERTIONS
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name

@@ -15,7 +15,7 @@ import re
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["layout_only"]
+__all__ = ["bare_code", "changed_lines", "layout_only", "whole_hunks"]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -26,13 +26,19 @@ _TAB = 4
 
 def layout_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
-    if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
-        return False
-    hunks = _HUNK_HEADER.split(file.text)[1:]
+    hunks = whole_hunks(file)
     return bool(hunks) and all(_same_code(hunk) for hunk in hunks)
 
 
-def _same_code(hunk: str) -> bool:
+def whole_hunks(file: ContextFile) -> list[str]:
+    """The hunks of a modified text file whose whole patch was read; none for any other file."""
+    if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
+        return []
+    return _HUNK_HEADER.split(file.text)[1:]
+
+
+def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
+    """A hunk's removed and added lines, without their signs."""
     removed: list[str] = []
     added: list[str] = []
     for line in hunk.split("\n"):
@@ -41,7 +47,12 @@ def _same_code(hunk: str) -> bool:
             removed.append(line[1:])
         elif sign == "+":
             added.append(line[1:])
-    return _depth(removed) == _depth(added) and _code(removed) == _code(added)
+    return removed, added
+
+
+def _same_code(hunk: str) -> bool:
+    removed, added = changed_lines(hunk)
+    return _depth(removed) == _depth(added) and bare_code(removed) == bare_code(added)
 
 
 def _depth(lines: list[str]) -> int | None:
@@ -50,6 +61,7 @@ def _depth(lines: list[str]) -> int | None:
     return min(depths) if depths else None
 
 
-def _code(lines: list[str]) -> str:
+def bare_code(lines: list[str]) -> str:
+    """Lines as one text without what a formatter changes: whitespace, trailing commas, quote style."""
     text = _SPACE.sub("", "".join(lines))
     return _TRAILING_COMMA.sub("", text).replace("'", '"')

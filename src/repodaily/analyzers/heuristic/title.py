@@ -29,6 +29,9 @@ _QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECAS
 #: numpy's commit prefixes and capitalised Conventional types, read as the type they name
 #: (`[conventional.upper_words]`).
 _UPPER_WORD = re.compile(r"^(?P<word>[A-Z]{2,8})(?P<colon>:?)\s+(?P<rest>\S.*)$")
+#: One that reverts a pull request it names by number only (`fix(context): revert PR #4707`,
+#: `docs: reverted #2018`): a revert of a change the title does not show.
+_NUMBERED_REVERT = re.compile(r"^revert(?:s|ed)?\s+(?:(?:the\s+)?(?:pr|pull request)\s+)?#\d+\s*$", re.IGNORECASE)
 _LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
 
@@ -111,6 +114,8 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
         revert_of = reverted_title(rest) or rest
     elif mapped is not None and revert_of is None and (quoted := _QUOTED_REVERT.match(rest)):
         revert_of = reverted_title(f'"{quoted.group("title")}"')
+    elif mapped is not None and revert_of is None and _NUMBERED_REVERT.match(rest):
+        revert_of = ""
     return Title(line, tags, conventional, word, scope, bang, rest.strip(), revert_of, bare_word)
 
 

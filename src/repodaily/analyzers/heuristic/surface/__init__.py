@@ -13,7 +13,10 @@ declaration that only moves (to another hunk or file) is no change:
 - a dependency version raised in a manifest: ``raised_floor``; a dependency the
   manifests add or drop (:mod:`.dependencies`): ``added`` or ``removed``;
 - a feature a Cargo manifest adds to or drops from its default set
-  (:mod:`.features`): ``added`` or ``removed``.
+  (:mod:`.features`): ``added`` or ``removed``;
+- a subpath a JavaScript package's ``exports`` map adds or drops
+  (:mod:`.entry_points`; not a test's, an example's or the website's package):
+  ``added`` or ``removed``.
 
 Only source files are read for declarations (tests, docs and CI declare nothing
 users rely on), and only the manifests of the build class for floors.
@@ -29,6 +32,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
+from repodaily.analyzers.heuristic.surface.entry_points import entry_point_changes
 from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found, package_root
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
 from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
@@ -78,6 +82,7 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
     changes = [
         *dependency_changes(manifests, source, rules),
         *default_feature_changes(manifests),
+        *entry_point_changes(file for file in facts.files if rules.dependencies.released(file.path)),
         *_still_named(_compare(before, after), source),
     ]
     order = list(SurfaceKind)

@@ -39,6 +39,8 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
         evidence.fired.add(f"surface.{name}")
         cite = describe(change)
         evidence.vote(rule.type, rule.weight, cite)
+        if rule.type is not None:
+            evidence.surface_types.add(rule.type)
         if rule.signal is not None:
             evidence.signal(rule.signal, cite)
         if rule.breaking and "breaking" not in evidence.signals:
