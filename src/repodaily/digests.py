@@ -74,12 +74,15 @@ def with_imports(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """
     found = dict(files)
     todo = [name for name in found if name.endswith(".py")]
+    # Most modules are imported by many others: each is looked for on disk once.
+    looked_for: set[str] = set()
     while todo:
         name = todo.pop()
         top = name.partition("/")[0]
         for module in _imports(found[name]):
-            if module.partition(".")[0] != top:
+            if module.partition(".")[0] != top or module in looked_for:
                 continue
+            looked_for.add(module)
             located = _module_file(module)
             if located is not None and located[0] not in found:
                 found[located[0]] = located[1]
