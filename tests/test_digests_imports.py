@@ -14,19 +14,12 @@ from pathlib import Path
 import pytest
 
 import repodaily
-from repodaily.digests import _imports
+from repodaily.digests import _imported, _imports
 
 
 def _whole(source: bytes) -> list[str]:
-    """The module-level imports of the whole module's syntax tree, as the scan names them."""
-    names: list[str] = []
-    for node in ast.parse(source).body:
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
+    """The module-level imports of the whole module's syntax tree."""
+    return _imported(ast.parse(source))
 
 
 @pytest.mark.parametrize(

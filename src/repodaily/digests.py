@@ -99,8 +99,13 @@ _DEFINITION_LINE = re.compile(rb"^(?:def|class|async|@)", re.MULTILINE)
 
 def _imports(source: bytes) -> list[str]:
     """Absolute module names imported at module level: ``from m import n`` gives ``m``, and ``m.n`` in case n is one."""
+    return _imported(_import_header(source))
+
+
+def _imported(module: ast.Module) -> list[str]:
+    """The absolute module names the statements of ``module`` import, as :func:`_imports` names them."""
     names: list[str] = []
-    for node in _import_header(source).body:
+    for node in module.body:
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
