@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 from collections.abc import Mapping
 from importlib import resources
 from importlib.resources.abc import Traversable
@@ -73,12 +74,15 @@ def with_imports(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """
     found = dict(files)
     todo = [name for name in found if name.endswith(".py")]
+    # Most modules are imported by many others: each is looked for on disk once.
+    looked_for: set[str] = set()
     while todo:
         name = todo.pop()
         top = name.partition("/")[0]
         for module in _imports(found[name]):
-            if module.partition(".")[0] != top:
+            if module.partition(".")[0] != top or module in looked_for:
                 continue
+            looked_for.add(module)
             located = _module_file(module)
             if located is not None and located[0] not in found:
                 found[located[0]] = located[1]
@@ -86,16 +90,49 @@ def with_imports(files: Mapping[str, bytes]) -> dict[str, bytes]:
     return found
 
 
+#: A line that may begin a module-level import: at column 0, or after a ``;`` that ends a statement.
+_IMPORT_LINE = re.compile(rb"^(?:import|from)\b", re.MULTILINE)
+_IMPORT_AFTER_SEMICOLON = re.compile(rb";[ \t\\\r\n]*(?:import|from)\b")
+#: A line that begins a module-level definition: no statement above it continues past it.
+_DEFINITION_LINE = re.compile(rb"^(?:def|class|async|@)", re.MULTILINE)
+
+
 def _imports(source: bytes) -> list[str]:
     """Absolute module names imported at module level: ``from m import n`` gives ``m``, and ``m.n`` in case n is one."""
+    return _imported(_import_header(source))
+
+
+def _imported(module: ast.Module) -> list[str]:
+    """The absolute module names the statements of ``module`` import, as :func:`_imports` names them."""
     names: list[str] = []
-    for node in ast.parse(source).body:
+    for node in module.body:
         if isinstance(node, ast.Import):
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
             names.extend(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+def _import_header(source: bytes) -> ast.Module:
+    """The module's statements up to its last module-level import, parsed: the same imports, a fraction of the work.
+
+    Building the syntax tree of every module is most of what a fingerprint costs a
+    process that starts, and the definitions below the imports hold none. The
+    source is cut where a definition starts at column 0 after the last line that
+    may import; such a cut, when the part above it parses, lies between two
+    module-level statements (a cut inside a string or a bracket leaves the part
+    unparseable), so that part holds every module-level import the module does.
+    When it does not parse, the whole module is.
+    """
+    last_import = max((line.end() for line in _IMPORT_LINE.finditer(source)), default=0)
+    definition = _DEFINITION_LINE.search(source, last_import)
+    if definition is None or _IMPORT_AFTER_SEMICOLON.search(source) is not None:
+        return ast.parse(source)
+    try:
+        return ast.parse(source[: definition.start()])
+    except SyntaxError:
+        return ast.parse(source)
 
 
 def _module_file(module: str) -> tuple[str, bytes] | None:

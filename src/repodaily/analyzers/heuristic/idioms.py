@@ -78,22 +78,20 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
     if not rules.security_idioms:
         return
     kinds = {"source": None, "build": ChangeType.build, "ci": ChangeType.ci, "config": ChangeType.chore}
+    kind_of_type = {wanted: kind for kind, wanted in kinds.items()}
     # A source file, workflow or setting the commit creates hardens nothing that was there
     # (a new release pipeline written safely from the start fixes nothing); a new manifest may still pin one.
     read = [
         (f, kind)
         for f, name in zip(facts.files, facts.classes, strict=True)
-        for kind, wanted in kinds.items()
-        if rules.path_rules(name).type == wanted and f.text and (kind == "build" or f.status != FileStatus.added)
+        if f.text and (kind := kind_of_type.get(rules.path_rules(name).type, ""))
+        if kind == "build" or f.status != FileStatus.added
     ]
     # One scan of all a kind's added and removed lines rules out most rules before any hunk is built.
     lines = {kind: tuple(_changed_text([f for f, k in read if k == kind], sign) for sign in "+-") for kind in kinds}
     # Each kind's text is searched only for the hints of the rules that read that kind.
     present = {
-        kind: _present(
-            {hint for rule in rules.security_idioms.values() if kind in rule.files for hint in rule.hints},
-            "\n".join(texts).lower(),
-        )
+        kind: _present(rules.idiom_hints.get(kind, frozenset()), "\n".join(texts).lower())
         for kind, texts in lines.items()
     }
     candidates = {
@@ -116,7 +114,7 @@ def find_idioms(facts: Files, rules: RuleSet) -> Iterator[IdiomHit]:
                 break
 
 
-def _present(hints: set[str], changed: str) -> frozenset[str]:
+def _present(hints: frozenset[str], changed: str) -> frozenset[str]:
     """The hints ``changed`` holds: each looked for once, however many rules share it."""
     return frozenset(hint for hint in hints if hint in changed) if changed else frozenset()
 

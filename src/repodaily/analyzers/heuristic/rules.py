@@ -181,6 +181,18 @@ class RuleSet(Strict):
         return self._label_index.get(normalise_tag(label))
 
     @cached_property
+    def idiom_hints(self) -> dict[str, frozenset[str]]:
+        """For each kind of file the ``[security_idioms]`` read, the hints of the rules that read it.
+
+        A commit's changed lines are searched for each hint once; gathered here, once per rule set.
+        """
+        kinds = {kind for rule in self.security_idioms.values() for kind in rule.files}
+        return {
+            kind: frozenset(hint for rule in self.security_idioms.values() if kind in rule.files for hint in rule.hints)
+            for kind in kinds
+        }
+
+    @cached_property
     def path_table(self) -> PathTable:
         """The package's path classes as this rule set extends them, for the analyzer and the context stage."""
         return PathTable(self.paths)
