@@ -1,0 +1,126 @@
+"""The heuristic on the conventions of an LLM inference server with pluggable hardware backends.
+
+Such a server (a Rust router and launcher, a Python model server) ships each
+hardware backend as a folder of its own under ``backends/`` with a Dockerfile
+named for it that builds the image users run (``Dockerfile.neuron``,
+``Dockerfile_gaudi``). Every commit is made by git in a temporary repository
+and read by the git source, as a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_ROUTER = """\
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+struct Args {
+    #[clap(default_value = "3000", long, env)]
+    port: u16,
+}
+
+fn main() {
+    let args = Args::parse();
+    println!("{}", args.port);
+}
+"""
+
+_GENERATOR = """\
+class Generator:
+    \"\"\"Batches requests for the accelerator.\"\"\"
+
+    def __init__(self, model):
+        self.model = model
+
+    def prefill(self, batch):
+        return self.model.forward(batch)
+"""
+
+_MODEL = """\
+class AcceleratorModel:
+    \"\"\"A causal language model compiled for the accelerator.\"\"\"
+
+    def forward(self, batch):
+        return [token + 1 for token in batch]
+"""
+
+_DOCKERFILE = """\
+FROM rust:1.85 AS builder
+COPY router router
+RUN cargo build --release
+
+FROM public.ecr.aws/neuron/pytorch-inference-neuronx:2.1.2
+COPY --from=builder /target/release/router /usr/local/bin/router
+COPY backends/neuron/server server
+RUN pip install ./server
+ENTRYPOINT ["router"]
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# inference server\n",
+            "Dockerfile": _DOCKERFILE.replace("neuron", "cuda"),
+            "router/src/main.rs": _ROUTER,
+            "backends/cuda/server/generator.py": _GENERATOR,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- backends arriving as a tree
+
+
+def test_a_backend_folder_with_a_dockerfile_named_for_it_is_a_new_backend(repo: Repo) -> None:
+    result = analyse(
+        repo.change(
+            "Add accelerator support (#3033)",
+            {
+                "Dockerfile.neuron": _DOCKERFILE,
+                "backends/neuron/server/generator.py": _GENERATOR,
+                "backends/neuron/server/model.py": _MODEL,
+            },
+        )
+    )
+    # The rubric's new backend: the tree and the image that ships it are the whole registration.
+    assert result.type == ChangeType.feat
+    assert result.importance == Importance.high
+    assert result.flags.user_facing
+    assert not result.flags.breaking
+
+
+def test_a_new_service_image_beside_its_modules_is_no_backend(repo: Repo) -> None:
+    result = analyse(
+        repo.change(
+            "Add a worker image (#3040)",
+            {
+                "Dockerfile.worker": _DOCKERFILE.replace("backends/neuron/server", "worker"),
+                "worker/generator.py": _GENERATOR,
+                "worker/model.py": _MODEL,
+            },
+        )
+    )
+    # Not under a folder of backends: a component of the deployment, not a backend users choose.
+    assert result.importance != Importance.high
+
+
+def test_a_backend_folder_without_its_own_image_stays_medium(repo: Repo) -> None:
+    result = analyse(
+        repo.change(
+            "Add accelerator support (#3034)",
+            {
+                "backends/neuron/server/generator.py": _GENERATOR,
+                "backends/neuron/server/model.py": _MODEL,
+            },
+        )
+    )
+    assert result.type == ChangeType.feat
+    assert result.importance != Importance.high
