@@ -124,3 +124,57 @@ def test_a_backend_folder_without_its_own_image_stays_medium(repo: Repo) -> None
     )
     assert result.type == ChangeType.feat
     assert result.importance != Importance.high
+
+
+# --------------------------------------------------------------------------- fetches bounded by a limit
+
+_FETCH = """\
+use std::io::Read;
+
+pub enum ValidationError {
+    TooLarge(usize),
+    Fetch(reqwest::Error),
+}
+
+pub fn fetch_image(url: &str, max_image_fetch_size: usize) -> Result<Vec<u8>, ValidationError> {
+    let data = reqwest::blocking::get(url)?.bytes()?;
+    Ok(data.to_vec())
+}
+"""
+
+_FETCH_LIMITED = """\
+use std::io::Read;
+
+pub enum ValidationError {
+    TooLarge(usize),
+    Fetch(reqwest::Error),
+}
+
+pub fn fetch_image(url: &str, max_image_fetch_size: usize) -> Result<Vec<u8>, ValidationError> {
+    let response = reqwest::blocking::get(url)?;
+    let mut data = Vec::new();
+    let mut limited = response.take((max_image_fetch_size + 1) as u64);
+    limited.read_to_end(&mut data)?;
+    if data.len() > max_image_fetch_size {
+        return Err(ValidationError::TooLarge(data.len()));
+    }
+    Ok(data)
+}
+"""
+
+
+def test_a_fetched_body_read_through_a_capped_reader_is_a_security_fix(repo: Repo) -> None:
+    repo.change("Fetch images in the router (#3300)", {"router/src/validation.rs": _FETCH})
+    result = analyse(repo.change("Cap image downloads (#3339)", {"router/src/validation.rs": _FETCH_LIMITED}))
+    # One linked image could fill the server's memory: the cap closes it, whatever the title says.
+    assert result.flags.security
+    assert result.importance == Importance.high
+
+
+def test_a_capped_iterator_is_no_security_fix(repo: Repo) -> None:
+    listing = _FETCH.replace("Ok(data.to_vec())", "Ok(data.iter().copied().collect())")
+    repo.change("Fetch images in the router (#3300)", {"router/src/validation.rs": listing})
+    capped = listing.replace(".copied().collect()", ".copied().take(max_image_fetch_size).collect()")
+    result = analyse(repo.change("Keep the first bytes of an image (#3341)", {"router/src/validation.rs": capped}))
+    # The whole body is still read first: only the pair (whole read gone, capped reader in) is the idiom.
+    assert not result.flags.security
