@@ -178,3 +178,40 @@ def test_a_capped_iterator_is_no_security_fix(repo: Repo) -> None:
     result = analyse(repo.change("Keep the first bytes of an image (#3341)", {"router/src/validation.rs": capped}))
     # The whole body is still read first: only the pair (whole read gone, capped reader in) is the idiom.
     assert not result.flags.security
+
+
+# --------------------------------------------------------------------------- defaults a title says it makes
+
+_GRAPHS = """\
+import os
+
+CUDA_GRAPHS = os.getenv("CUDA_GRAPHS")
+
+
+def graph_sizes():
+    if CUDA_GRAPHS is None:
+        return []
+    return [int(size) for size in CUDA_GRAPHS.split(",")]
+"""
+
+
+def test_a_title_that_makes_a_feature_the_default_is_a_default_change(repo: Repo) -> None:
+    repo.change("Add graph warmup (#1700)", {"server/graphs.py": _GRAPHS})
+    default = _GRAPHS.replace(
+        "    if CUDA_GRAPHS is None:\n        return []\n", "    if CUDA_GRAPHS is None:\n        return [1, 2, 4, 8]\n"
+    )
+    result = analyse(repo.change("Add cuda graph sizes and make it default. (#1703)", {"server/graphs.py": default}))
+    # What users get without asking changes: the rubric's default that changes behaviour.
+    assert result.type == ChangeType.feat
+    assert result.importance == Importance.high
+
+
+def test_a_change_made_to_make_something_default_later_changes_no_default(repo: Repo) -> None:
+    repo.change("Add graph warmup (#1700)", {"server/graphs.py": _GRAPHS})
+    faster = _GRAPHS.replace("[int(size) for size in", "sorted(int(size) for size in").replace(
+        'split(",")]', 'split(","))'
+    )
+    result = analyse(
+        repo.change("Sort graph sizes (to make graphs default later) (#1702)", {"server/graphs.py": faster})
+    )
+    assert result.importance != Importance.high
