@@ -79,17 +79,14 @@ def repo(tmp_path: Path) -> Repo:
 # --------------------------------------------------------------------------- backends arriving as a tree
 
 
+def _modules(folder: str) -> dict[str, str]:
+    """A backend's server: a generator batching requests and the model it drives."""
+    return {f"{folder}/generator.py": _GENERATOR, f"{folder}/model.py": _MODEL}
+
+
 def test_a_backend_folder_with_a_dockerfile_named_for_it_is_a_new_backend(repo: Repo) -> None:
-    result = analyse(
-        repo.change(
-            "Add accelerator support (#3033)",
-            {
-                "Dockerfile.neuron": _DOCKERFILE,
-                "backends/neuron/server/generator.py": _GENERATOR,
-                "backends/neuron/server/model.py": _MODEL,
-            },
-        )
-    )
+    files = {"Dockerfile.neuron": _DOCKERFILE, **_modules("backends/neuron/server")}
+    result = analyse(repo.change("Add accelerator support (#3033)", files))
     # The rubric's new backend: the tree and the image that ships it are the whole registration.
     assert result.type == ChangeType.feat
     assert result.importance == Importance.high
@@ -98,30 +95,14 @@ def test_a_backend_folder_with_a_dockerfile_named_for_it_is_a_new_backend(repo: 
 
 
 def test_a_new_service_image_beside_its_modules_is_no_backend(repo: Repo) -> None:
-    result = analyse(
-        repo.change(
-            "Add a worker image (#3040)",
-            {
-                "Dockerfile.worker": _DOCKERFILE.replace("backends/neuron/server", "worker"),
-                "worker/generator.py": _GENERATOR,
-                "worker/model.py": _MODEL,
-            },
-        )
-    )
+    files = {"Dockerfile.worker": _DOCKERFILE.replace("backends/neuron/server", "worker"), **_modules("worker")}
+    result = analyse(repo.change("Add a worker image (#3040)", files))
     # Not under a folder of backends: a component of the deployment, not a backend users choose.
     assert result.importance != Importance.high
 
 
 def test_a_backend_folder_without_its_own_image_stays_medium(repo: Repo) -> None:
-    result = analyse(
-        repo.change(
-            "Add accelerator support (#3034)",
-            {
-                "backends/neuron/server/generator.py": _GENERATOR,
-                "backends/neuron/server/model.py": _MODEL,
-            },
-        )
-    )
+    result = analyse(repo.change("Add accelerator support (#3034)", _modules("backends/neuron/server")))
     assert result.type == ChangeType.feat
     assert result.importance != Importance.high
 
