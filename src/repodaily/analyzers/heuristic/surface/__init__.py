@@ -16,7 +16,9 @@ declaration that only moves (to another hunk or file) is no change:
   (:mod:`.features`): ``added`` or ``removed``;
 - a subpath a JavaScript package's ``exports`` map adds or drops
   (:mod:`.entry_points`; not a test's, an example's or the website's package):
-  ``added`` or ``removed``.
+  ``added`` or ``removed``;
+- a backend that arrives as a folder of new modules with a Dockerfile named for
+  it (:mod:`.trees`): ``added``.
 
 Only source files are read for declarations (tests, docs and CI declare nothing
 users rely on), and only the manifests of the build class for floors.
@@ -37,6 +39,7 @@ from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found, 
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
 from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
 from repodaily.analyzers.heuristic.surface.sides import sides
+from repodaily.analyzers.heuristic.surface.trees import backend_trees
 from repodaily.models import ChangeType, ContextFile, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["read_surface"]
@@ -88,7 +91,9 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
     order = list(SurfaceKind)
     # A major framework's floor is what a reader must see first among floors (`torch` before a kernel tag).
     major = rules.dependencies.is_major
-    return sorted(changes, key=lambda c: (order.index(c.kind), not major(c.name), c.name))[:MAX_CHANGES]
+    ranked = sorted(changes, key=lambda c: (order.index(c.kind), not major(c.name), c.name))
+    # A whole backend's tree declares dozens of options of its own: the backend is what must not be cut.
+    return [*backend_trees(manifests, source), *ranked][:MAX_CHANGES]
 
 
 def _compare(
