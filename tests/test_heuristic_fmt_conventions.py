@@ -79,18 +79,19 @@ class CxxHandler(BaseHandler):
 """
 
 
+#: The library as the first commit holds it.
+_LIBRARY = {
+    "README.md": "# acme\n",
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.8)\nproject(acme CXX)\n",
+    "include/acme/base.h": _BASE_H,
+    "include/acme/color.h": _COLOR_H,
+    "support/mkdocstrings_handlers/cxx/__init__.py": _HANDLER,
+}
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
-    return Repo(
-        tmp_path,
-        {
-            "README.md": "# acme\n",
-            "CMakeLists.txt": "cmake_minimum_required(VERSION 3.8)\nproject(acme CXX)\n",
-            "include/acme/base.h": _BASE_H,
-            "include/acme/color.h": _COLOR_H,
-            "support/mkdocstrings_handlers/cxx/__init__.py": _HANDLER,
-        },
-    )
+    return Repo(tmp_path, _LIBRARY)
 
 
 # --------------------------------------------------------------------------- forced inlining

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from repodaily.analyzers.heuristic.layout import bare_code, changed_lines, whole_hunks
+from repodaily.analyzers.heuristic.layout import bare_code, changed_lines, only_set_aside
 from repodaily.models import ContextFile
 
 __all__ = ["inlining_only"]
@@ -35,9 +35,7 @@ def inlining_only(file: ContextFile) -> bool:
     """Every hunk of a C, C++, CUDA or Rust file's whole patch holds the same code once inlining hints are set aside."""
     if not file.path.lower().endswith(_CODE):
         return False
-    hunks = whole_hunks(file)
-    verdicts = [_same_but_hints(hunk) for hunk in hunks]
-    return bool(hunks) and all(v is not None for v in verdicts) and any(verdicts)
+    return only_set_aside(file, _same_but_hints)
 
 
 def _same_but_hints(hunk: str) -> bool | None:
