@@ -162,3 +162,15 @@ def test_a_fix_to_the_mkdocstrings_handler_is_documentation(repo: Repo) -> None:
     assert result.importance == Importance.low
     assert not result.flags.security
     assert not result.flags.user_facing
+
+
+# --------------------------------------------------------------------------- coding conventions
+
+
+def test_code_brought_in_line_with_the_coding_conventions_is_a_refactor(repo: Repo) -> None:
+    header = _BASE_H.replace("template <typename Visitor>", "template <typename V>").replace(
+        "(Visitor&& vis)", "(V&& vis)"
+    )
+    result = analyse(repo.change("Apply coding conventions", {"include/acme/base.h": header}))
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low
