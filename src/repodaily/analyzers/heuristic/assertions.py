@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from repodaily.analyzers.heuristic.layout import bare_code, changed_lines, whole_hunks
+from repodaily.analyzers.heuristic.layout import bare_code, changed_lines, only_set_aside
 from repodaily.models import ContextFile
 
 __all__ = ["assertions_only"]
@@ -34,9 +34,7 @@ def assertions_only(file: ContextFile) -> bool:
     path = file.path.lower()
     if not path.endswith(_TYPESCRIPT) or path.endswith(_DECLARATIONS):
         return False
-    hunks = whole_hunks(file)
-    verdicts = [_same_but_assertions(hunk) for hunk in hunks]
-    return bool(hunks) and all(v is not None for v in verdicts) and any(verdicts)
+    return only_set_aside(file, _same_but_assertions)
 
 
 def _same_but_assertions(hunk: str) -> bool | None:

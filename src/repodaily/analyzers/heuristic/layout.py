@@ -12,10 +12,11 @@ first such hunk.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["bare_code", "changed_lines", "layout_only", "whole_hunks"]
+__all__ = ["bare_code", "changed_lines", "layout_only", "only_set_aside", "whole_hunks"]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -35,6 +36,16 @@ def whole_hunks(file: ContextFile) -> list[str]:
     if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
         return []
     return _HUNK_HEADER.split(file.text)[1:]
+
+
+def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> bool:
+    """Every hunk of the file's whole patch changes only what ``verdict`` sets aside, and one changes that.
+
+    ``verdict`` reads a hunk: True when it changes what it sets aside and nothing
+    else, False when it changes nothing at all, None when it changes code.
+    """
+    verdicts = [verdict(hunk) for hunk in whole_hunks(file)]
+    return bool(verdicts) and all(v is not None for v in verdicts) and any(verdicts)
 
 
 def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
