@@ -496,15 +496,12 @@ def test_a_four_slot_server_is_kept_busy_without_a_queue_at_default_settings(tmp
     """Eight requests at once would queue four behind four; the limit learns the server's four from the answers."""
     latency, commits, slots = 0.4, 40, 4
     repo = _day_repo(tmp_path, commits=commits)
-    own = _cost_without_waits(repo, tmp_path)
     with EndpointSimulator(latency=latency, concurrency=slots) as simulator:
-        code, report, err, elapsed = _report(repo, _defaults_config(tmp_path, simulator.base_url))
+        code, report, err, _ = _report(repo, _defaults_config(tmp_path, simulator.base_url))
         waits = sorted(simulator.queue_waits)
-    bound = 1.2 * -(-commits // slots) * latency  # two slots idle would take 2x
-    print(f"4-slot server: {elapsed - own:.2f} s beyond the pipeline's own {own:.2f} s (bound {bound:.2f} s)")
     assert code == 0 and report.stats.degraded == 0, err
     assert len(simulator.requests) == commits  # one call per commit: nothing timed out or was sent again
-    assert elapsed - own <= bound
+    assert simulator.max_in_flight_seen >= slots  # every slot was used (the time it takes is bench/llm_bench.py's)
     # At eight in flight half the requests would wait a whole latency in the server's queue (in all,
     # commits * latency / 2). While the limit learns the server's four, the first rounds may queue a few.
     assert waits[len(waits) // 2] < latency / 4 and sum(waits) < commits * latency / 3
