@@ -28,6 +28,8 @@ _ATTRIBUTION = re.compile(
     rf"(?:\s*(?:,|and|&)\s*{_PERSON})*(?:\s+in\s+\S+)?\s*\)?(?=\.?\s*$)",
     re.IGNORECASE,
 )
+#: A word of an entry, lower case, as :func:`_reworded` compares them.
+_WORD = re.compile(r"\w+")
 _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 # A bullet that is only a label (`* remove:`, `- **Fixed:**`): the heading of the bullets nested below it.
 _LABEL_ONLY = re.compile(r"(\*\*|__)?(?P<name>[A-Za-z][\w -]{1,30}?)(\*\*|__)?:(\*\*|__)?\s*")
@@ -57,6 +59,7 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     changelog = rules.changelog
     entries: list[_Entry] = []
     removed: list[str] = []
+    removed_lines: list[str] = []
     section: SectionRule | None = None
     # The section a label bullet opened, and how deep that bullet sits: it holds the deeper bullets only.
     labelled: tuple[SectionRule | None, int] | None = None
@@ -83,6 +86,7 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
             continue
         if sign == "-":
             removed.append(bare_text(content))
+            removed_lines.append(content.lower())
             continue
         if sign not in ("+", " "):
             continue
@@ -110,7 +114,20 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
         previous = content
     close()
     removed_text = "".join(removed)
-    return [entry for entry in entries if (bare := bare_text(entry.text)) and bare not in removed_text]
+    removed_words = set(_WORD.findall(" ".join(removed_lines)))
+    return [
+        entry
+        for entry in entries
+        if (bare := bare_text(entry.text))
+        and bare not in removed_text
+        and not _reworded(entry.text, removed_words, changelog.reworded_share)
+    ]
+
+
+def _reworded(text: str, removed_words: set[str], share: float) -> bool:
+    """All but ``share`` of the entry's words stand on the removed lines: an old entry reworded, not a new one."""
+    words = _WORD.findall(text.lower())
+    return bool(words) and sum(word not in removed_words for word in words) <= share * len(words)
 
 
 def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:

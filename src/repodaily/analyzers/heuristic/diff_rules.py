@@ -107,6 +107,7 @@ class DependencyRules(Strict):
     name_filler_words: list[str] = Field(default_factory=list)
     setting_last_words: list[str] = Field(default_factory=list)
     version_line: str
+    element_line: str = r"(?!)"
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
@@ -195,7 +196,7 @@ class DependencyRules(Strict):
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
         return self._manifests.matches(path) and not self._not_shipped.matches(path)
 
-    @field_validator("version_line")
+    @field_validator("version_line", "element_line")
     @classmethod
     def _check_line(cls, value: str) -> str:
         return check_regex(value, groups=("name", "version"))
@@ -208,6 +209,24 @@ class DependencyRules(Strict):
     @cached_property
     def line_regex(self) -> re.Pattern[str]:
         return re.compile(self.version_line, FLAGS)
+
+    @cached_property
+    def element_regex(self) -> re.Pattern[str]:
+        return re.compile(self.element_line, FLAGS)
+
+    def version_match(self, line: str) -> re.Match[str] | None:
+        """A manifest line naming something beside its version: a ``version_line``, or an XML element's.
+
+        An element (``<maven.compiler.release>8</...>``) holds a version when it is
+        dotted (``<protobufVersion>4.27.2</...>``) or sets a toolchain: a bare count
+        in any other element (``<maven.compiler.testRelease>``, ``<forkCount>``) is none.
+        """
+        if match := self.line_regex.match(line):
+            return match
+        match = self.element_regex.match(line)
+        if match is None or ("." not in match.group("version") and match.group("name").lower() not in self._toolchains):
+            return None
+        return match
 
     @cached_property
     def title_regexes(self) -> list[re.Pattern[str]]:

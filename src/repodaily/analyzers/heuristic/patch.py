@@ -298,16 +298,19 @@ def _shipped(
 
 
 def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, str, str]]:
-    """The dependencies whose version line ``file``'s patch changes for users: lower-case name -> (name, old, new)."""
+    """The dependencies whose version line ``file``'s patch changes for users: lower-case name -> (name, old, new).
+
+    A name on several lines of a side (the main setting, then a profile's override
+    that the commit retires) is read at its first line on either side.
+    """
     deps = rules.dependencies
-    old = {
-        m.group("name").lower(): m.group("version")
-        for line in shipped_lines(file, "-", rules)
-        if (m := deps.line_regex.match(line))
-    }
+    old: dict[str, str] = {}
+    for line in shipped_lines(file, "-", rules):
+        if m := deps.version_match(line):
+            old.setdefault(m.group("name").lower(), m.group("version"))
     changed: dict[str, tuple[str, str, str]] = {}
     for line in shipped_lines(file, "+", rules):
-        match = deps.line_regex.match(line)
+        match = deps.version_match(line)
         if match is None or deps.is_filler(match.group("name")):
             continue
         key = match.group("name").lower()
