@@ -27,13 +27,14 @@ import json
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
 
+from repodaily.ahead import read_ahead
 from repodaily.analyzers.base import Analyzer
 from repodaily.config import Config, RepoConfig, is_repo_name
 from repodaily.context.base import ContextSource, ContextSourceContext, DayContext
@@ -554,15 +555,17 @@ class Pipeline:
     # -- one repository, many days
 
     async def iter_reports(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[DailyReport]:
-        """One report per day of ``days``, oldest first, each made before the next day is read.
+        """One report per day of ``days``, oldest first, the next day read while one is analysed.
 
-        Only one day is held in memory at a time: a ten-year backfill peaks where
-        a single day does. Git's work (opening, a mirror's fetch, reading a day,
+        At most two days are held in memory at a time: a ten-year backfill peaks
+        where two days do. Reading ahead keeps git and the analysis busy at once
+        when the analysis runs elsewhere (a model's server, the heuristic's worker
+        processes). Git's work (opening, a mirror's fetch, reading a day,
         listing a tree or tags) runs in a worker thread, so the event loop goes on
         with other repositories' analyses and deliveries meanwhile. Each report is
         kept in the store as it is made, for ``site`` and ``digest``.
         """
-        async for day in self._read_days(repo, days):
+        async for day in read_ahead(self._read_days(repo, days)):
             tags = await asyncio.to_thread(self.day_tags, day.repo, day.source, day.day)
             report = await self.digest(day.repo, day.analyzer, day.day, day.commits, day.repository, day.context, tags)
             self.store.put_report(report)  # what `site` and `digest` read, redacted on the way in
@@ -577,7 +580,7 @@ class Pipeline:
                 f"{entry.label!r} is {named.name}, as {first.label!r} is: give each [[repos]] entry a `name`"
             )
 
-    async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncIterator[_DayRead]:
+    async def _read_days(self, repo: RepoConfig, days: Sequence[date]) -> AsyncGenerator[_DayRead, None]:
         """Each of ``days`` of ``repo`` as read before analysis: its commits, the repository's context, the day's.
 
         Git's work runs in a worker thread (see :meth:`iter_reports`).
