@@ -11,6 +11,9 @@ import asyncio
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -143,3 +146,71 @@ def test_a_run_with_a_complete_rule_set_is_judged_in_its_own_process(inputs):
         return started
 
     assert asyncio.run(run()) == set()
+
+
+_KILLED_RUN = """
+import asyncio, sys
+from datetime import datetime
+from pathlib import Path
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.analyzers.heuristic.workers import INLINE_FIRST
+from repodaily.context import build_input
+from repodaily.demo.repo_builder import RepoBuilder
+from repodaily.sources.git import collect_commits, open_repository
+
+async def main(root):
+    day = datetime.fromisoformat("2026-03-02T09:00:00+08:00")
+    builder = RepoBuilder(root / "work")
+    builder.commit("Add the engine", when=day, files={"engine/core.py": "def step(x):\\n    return x\\n"})
+    repository = open_repository(str(builder.path), cache_dir=root / "cache")
+    commit = collect_commits(repository, day.replace(hour=0), day.replace(hour=23))[0]
+    analyzer = HeuristicAnalyzer(language="en", processes=1)
+    item = build_input("acme/engine", commit, budget_tokens=6000, paths=analyzer.path_table, whole_patch=True)
+    for _ in range(INLINE_FIRST + 1):
+        await analyzer.analyze(item)
+    print("judging", flush=True)
+    await asyncio.sleep(600)
+
+if __name__ == "__main__":
+    asyncio.run(main(Path(sys.argv[1])))
+"""
+
+
+def _worker_pids(parent: int) -> set[int]:
+    """The processes whose parent is ``parent``, read from /proc."""
+    pids = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:  # the process ended while it was read
+            continue
+        if fields.get("PPid", "").strip() == str(parent):
+            pids.add(int(status.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the process tree from /proc")
+def test_the_workers_of_a_run_killed_outright_end_with_it(tmp_path: Path):
+    script = tmp_path / "killed_run.py"
+    script.write_text(_KILLED_RUN)
+    run = subprocess.Popen([sys.executable, str(script), str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert run.stdout is not None and run.stdout.readline() == "judging\n"
+        workers = _worker_pids(run.pid)
+        assert workers  # the worker, and multiprocessing's resource tracker
+    finally:
+        run.kill()
+        run.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _running(pid)]
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is running (a zombie waiting for its reaper is not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "zombie" not in next(line for line in status.splitlines() if line.startswith("State:"))

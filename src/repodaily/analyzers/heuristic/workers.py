@@ -13,7 +13,8 @@ Workers are spawned, as fresh interpreters (a fork of a process whose threads
 may hold locks is not safe; spawned workers are the run's own children, so
 their CPU time is the run's in any accounting), ignore Ctrl-C (the run's
 process decides what an interrupt stops, and a worker's traceback would only be
-noise), and are shut down with the analyzer. A pool that breaks (a worker
+noise), are shut down with the analyzer and end with the run's process
+even when it is killed. A pool that breaks (a worker
 killed) is given up and the commit judged in the calling process: nothing is lost.
 """
 
@@ -24,10 +25,12 @@ import json
 import multiprocessing
 import os
 import signal
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
+from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -73,7 +76,7 @@ class Workers:
     def _started(self) -> ProcessPoolExecutor | None:
         if self._pool is None and not self._broken and self.processes > 0 and self._judged > INLINE_FIRST:
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=context, initializer=_quiet)
+            self._pool = ProcessPoolExecutor(self.processes, mp_context=context, initializer=_start_worker)
         return self._pool
 
     def close(self) -> None:
@@ -83,9 +86,22 @@ class Workers:
             self._pool = None
 
 
-def _quiet() -> None:
-    """A worker ignores Ctrl-C: the run's own process decides what an interrupt stops."""
+def _start_worker() -> None:
+    """A worker ignores Ctrl-C (the run's own process decides what an interrupt stops) and ends with that process.
+
+    A run killed outright (``kill -9``, the out-of-memory killer, a job's time
+    limit) cannot shut its workers down, and a worker waiting for its next commit
+    would wait forever; a thread of its own waits for the run's end instead.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent,), daemon=True, name="end-with-run").start()
+
+
+def _end_with(parent: BaseProcess) -> None:
+    parent.join()
+    os._exit(1)
 
 
 @lru_cache(maxsize=8)
