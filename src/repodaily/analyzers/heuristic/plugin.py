@@ -24,7 +24,7 @@ class HeuristicSettings(BaseModel):
         default=None,
         ge=0,
         le=256,
-        description="Worker processes a long run judges commits in (default: one fewer than the CPUs; 0: none).",
+        description="Worker processes for a long run (default: one fewer than the CPUs, at most 3; 0: none).",
     )
 
 

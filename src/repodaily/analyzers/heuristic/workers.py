@@ -43,10 +43,18 @@ __all__ = ["INLINE_FIRST", "Workers", "default_processes"]
 INLINE_FIRST = 256
 
 
+#: Workers a run starts unless told otherwise: past about this many, the run's own process (reading git,
+#: writing reports) is what bounds the pace, and each worker holds its own copy of the rules (about 50 MiB).
+MOST_BY_DEFAULT = 3
+
+
 def default_processes() -> int:
-    """One worker fewer than the CPUs this process may use: the run's own process reads git and writes reports."""
+    """One worker fewer than the CPUs this process may use (the run's own process reads git and writes reports).
+
+    At most :data:`MOST_BY_DEFAULT`: a container may be shown a host's CPUs it is not given.
+    """
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(usable - 1, 0)
+    return min(max(usable - 1, 0), MOST_BY_DEFAULT)
 
 
 class Workers:
