@@ -1,0 +1,179 @@
+"""The public surface of a C or C++ library, read from its installed headers (``surface/headers.py``).
+
+A library's users include its ``include/`` tree: a type, a namespace-scope
+function, an alias or a macro of its own name added there is new API, one gone
+is a break. Headers of details, inline halves, bundled copies of other
+libraries and the settings a header passes to them are none of it. Every
+commit is made by git in a temporary repository and read by the git source
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance, SurfaceAction, SurfaceChange, SurfaceKind
+
+_LOGGER_H = """\
+#pragma once
+
+#include <memory>
+#include <string>
+
+#define ACME_LEVEL_TRACE 0
+#define ACME_LEVEL_INFO 2
+
+#ifndef FMT_HEADER_ONLY
+#    define FMT_HEADER_ONLY
+#endif
+
+namespace acme {
+
+class logger;
+
+class ACME_API registry {
+public:
+    static registry &instance();
+    void drop(const std::string &name);
+};
+
+ACME_API std::shared_ptr<logger> get(const std::string &name);
+
+ACME_API void drop_all();
+
+template<typename Mutex>
+class file_sink final : public base_sink<Mutex>
+{
+public:
+    explicit file_sink(const std::string &filename);
+};
+
+using file_sink_mt = file_sink<std::mutex>;
+
+}  // namespace acme
+"""
+
+_QUEUE_H = """\
+#pragma once
+
+namespace acme {
+namespace details {
+
+template<typename T>
+class circular_q
+{
+public:
+    size_t size() const;
+};
+
+inline size_t round_up(size_t n)
+{
+    return n;
+}
+
+}  // namespace details
+}  // namespace acme
+"""
+
+
+@pytest.fixture
+def library(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# acme\n\nA logging library.\n",
+            "CMakeLists.txt": "cmake_minimum_required(VERSION 3.10)\nproject(acme CXX)\n",
+            "include/acme/logger.h": _LOGGER_H,
+            "include/acme/details/circular_q.h": _QUEUE_H,
+            "src/acme.cpp": '#include "acme/logger.h"\n\nnamespace acme {\nvoid drop_all() {}\n}\n',
+        },
+    )
+
+
+def _public(surface: list[SurfaceChange], action: SurfaceAction) -> set[str]:
+    return {c.name for c in surface if c.kind == SurfaceKind.public_api and c.change == action}
+
+
+def test_a_function_a_public_header_newly_declares_is_a_feature(library: Repo) -> None:
+    header = _LOGGER_H.replace(
+        "ACME_API void drop_all();\n",
+        "ACME_API void drop_all();\n\nACME_API void flush_every(std::chrono::seconds interval);\n",
+    )
+    commit = library.change("Periodic flushing", {"include/acme/logger.h": header})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.added) == {"flush_every"}
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance in (Importance.medium, Importance.high)
+    assert analysis.flags.user_facing
+    assert not analysis.flags.breaking
+
+
+def test_a_new_header_with_a_class_of_its_own_is_a_feature(library: Repo) -> None:
+    sink = (
+        "#pragma once\n\n#include <functional>\n\nnamespace acme {\n\n"
+        "template<typename Mutex>\nclass ACME_API callback_sink final : public base_sink<Mutex>\n{\n"
+        "public:\n    explicit callback_sink(std::function<void()> callback);\n};\n\n"
+        "using callback_sink_mt = callback_sink<std::mutex>;\n\n}  // namespace acme\n"
+    )
+    commit = library.change("Callback sink", {"include/acme/sinks/callback_sink.h": sink})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.added) == {"callback_sink", "callback_sink_mt"}
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance in (Importance.medium, Importance.high)
+
+
+def test_a_function_gone_from_the_public_headers_breaks_its_callers(library: Repo) -> None:
+    header = _LOGGER_H.replace("ACME_API void drop_all();\n\n", "")
+    commit = library.change("Tidy the registry", {"include/acme/logger.h": header})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.removed) == {"drop_all"}
+    assert analysis.flags.breaking
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance in (Importance.medium, Importance.high)
+
+
+def test_a_declaration_moved_to_another_public_header_is_still_offered(library: Repo) -> None:
+    header = _LOGGER_H.replace("using file_sink_mt = file_sink<std::mutex>;\n\n", "")
+    aliases = (
+        "#pragma once\n\nnamespace acme {\n\nusing file_sink_mt = file_sink<std::mutex>;\n\n}  // namespace acme\n"
+    )
+    commit = library.change(
+        "Move the sink aliases to their own header",
+        {"include/acme/logger.h": header, "include/acme/aliases.h": aliases},
+    )
+    analysis = analyse(commit)
+    assert not _public(analysis.surface, SurfaceAction.removed)
+    assert not _public(analysis.surface, SurfaceAction.added)
+    assert not analysis.flags.breaking
+
+
+def test_details_inline_halves_and_members_are_no_public_api(library: Repo) -> None:
+    queue = _QUEUE_H.replace("inline size_t round_up(size_t n)\n{\n    return n;\n}\n\n", "")
+    header = _LOGGER_H.replace("    void drop(const std::string &name);\n", "")
+    inline_half = "#pragma once\n\nnamespace acme {\n\nACME_INLINE void flush_now()\n{\n}\n\n}  // namespace acme\n"
+    commit = library.change(
+        "Drop unused helpers",
+        {
+            "include/acme/details/circular_q.h": queue,
+            "include/acme/logger.h": header,
+            "include/acme/logger-inl.h": inline_half,
+        },
+    )
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == SurfaceKind.public_api]
+    assert not analysis.flags.breaking
+
+
+def test_only_macros_named_for_the_library_are_its_api(library: Repo) -> None:
+    header = _LOGGER_H.replace("#ifndef FMT_HEADER_ONLY\n#    define FMT_HEADER_ONLY\n#endif\n\n", "").replace(
+        "#define ACME_LEVEL_INFO 2\n",
+        "#define ACME_LEVEL_INFO 2\n#define ACME_TO_VERSION(major, minor) (major * 100 + minor)\n",
+    )
+    commit = library.change("Version helper; fmt no longer forced header-only", {"include/acme/logger.h": header})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.added) == {"ACME_TO_VERSION"}
+    assert not _public(analysis.surface, SurfaceAction.removed)
+    assert not analysis.flags.breaking
