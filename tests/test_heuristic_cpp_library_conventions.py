@@ -1,4 +1,4 @@
-"""The heuristic on conventions C and C++ libraries share beyond their headers: the root ``bench/`` folder, ...
+"""The heuristic on conventions C and C++ libraries share beyond their headers: the root ``bench/`` folder, titles.
 
 Every commit is made by git in a temporary repository and read by the git
 source, as a report reads it (:class:`test_surface.Repo`).
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import Importance
+from repodaily.models import ChangeType, Importance
 
 
 @pytest.fixture
@@ -33,3 +33,78 @@ def test_a_fix_in_the_root_bench_folder_is_a_low_developer_tool_change(library: 
     analysis = analyse(commit)
     assert analysis.importance == Importance.low
     assert not analysis.flags.user_facing
+
+
+_SINK_H = """\
+#pragma once
+
+namespace acme {
+namespace sinks {
+
+class qt_sink
+{
+public:
+    explicit qt_sink(QObject *qt_object, const std::string &meta_method)
+    {
+        qt_object_ = qt_object;
+        const QMetaObject *metaobject = qt_object_->metaObject();
+        qt_object_->dumpObjectInfo();
+        method_index_ = metaobject->indexOfMethod(meta_method.c_str());
+    }
+
+private:
+    QObject *qt_object_ = nullptr;
+    int method_index_ = -1;
+};
+
+}  // namespace sinks
+}  // namespace acme
+"""
+
+_TCP_CLIENT_H = """\
+#pragma once
+
+namespace acme {
+namespace details {
+
+class tcp_client
+{
+public:
+    void connect(const std::string &host, int port)
+    {
+        struct addrinfo hints
+        {};
+        memset(&hints, 0, sizeof(struct addrinfo));
+        hints.ai_family = AF_INET;       // IPv4
+        hints.ai_socktype = SOCK_STREAM; // TCP
+        hints.ai_protocol = 0;
+    }
+};
+
+}  // namespace details
+}  // namespace acme
+"""
+
+
+def test_a_title_that_cleans_the_code_is_a_refactor(library: Repo) -> None:
+    library.change("Qt sink", {"include/acme/sinks/qt_sink.h": _SINK_H})
+    cleaned = _SINK_H.replace(
+        "        const QMetaObject *metaobject = qt_object_->metaObject();\n        qt_object_->dumpObjectInfo();\n",
+        "        auto *metaobject = qt_object_->metaObject();\n",
+    )
+    commit = library.change("Clean qt_sink code", {"include/acme/sinks/qt_sink.h": cleaned})
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.refactor
+    assert analysis.importance == Importance.low
+
+
+def test_a_limitation_removed_is_a_new_capability(library: Repo) -> None:
+    library.change("TCP client", {"include/acme/details/tcp_client.h": _TCP_CLIENT_H})
+    lifted = _TCP_CLIENT_H.replace(
+        "hints.ai_family = AF_INET;       // IPv4", "hints.ai_family = AF_UNSPEC;     // IPv4 and IPv6"
+    )
+    commit = library.change("Removing IPv4 limitation from tcp_client", {"include/acme/details/tcp_client.h": lifted})
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance == Importance.medium
+    assert analysis.flags.user_facing
