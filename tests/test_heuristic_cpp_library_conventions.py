@@ -108,3 +108,46 @@ def test_a_limitation_removed_is_a_new_capability(library: Repo) -> None:
     assert analysis.type == ChangeType.feat
     assert analysis.importance == Importance.medium
     assert analysis.flags.user_facing
+
+
+_CMAKE = """\
+cmake_minimum_required(VERSION 3.10)
+project(acme CXX)
+
+if(NOT CMAKE_CXX_STANDARD)
+    set(CMAKE_CXX_STANDARD 11)
+    set(CMAKE_CXX_STANDARD_REQUIRED ON)
+endif()
+
+add_library(acme src/acme.cpp)
+target_compile_features(acme PUBLIC cxx_std_11)
+"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("set(CMAKE_CXX_STANDARD 11)", "set(CMAKE_CXX_STANDARD 17)"),
+        ("target_compile_features(acme PUBLIC cxx_std_11)", "target_compile_features(acme PUBLIC cxx_std_17)"),
+    ],
+)
+def test_a_cxx_standard_raised_leaves_older_compilers_behind(library: Repo, old: str, new: str) -> None:
+    library.change("Build with CMake", {"CMakeLists.txt": _CMAKE})
+    commit = library.change("Modernize the build", {"CMakeLists.txt": _CMAKE.replace(old, new)})
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.breaking
+    assert analysis.importance == Importance.high
+
+
+def test_a_cxx_standard_set_elsewhere_at_the_same_year_is_no_new_floor(library: Repo) -> None:
+    late = _CMAKE + "\nif(ACME_USE_STD_FORMAT)\n    set(CMAKE_CXX_STANDARD 20)\nendif()\n"
+    early = _CMAKE.replace(
+        "if(NOT CMAKE_CXX_STANDARD)\n",
+        "if(ACME_USE_STD_FORMAT)\n    set(CMAKE_CXX_STANDARD 20)\nelseif(NOT CMAKE_CXX_STANDARD)\n",
+    )
+    library.change("Build with std::format", {"CMakeLists.txt": late})
+    commit = library.change("Set the C++ standard before the targets", {"CMakeLists.txt": early})
+    analysis = analyse(commit)
+    assert not analysis.flags.breaking
+    assert analysis.importance != Importance.high
