@@ -79,6 +79,17 @@ inline size_t round_up(size_t n)
 """
 
 
+_TEST = """\
+#include "acme/logger.h"
+
+TEST_CASE("drop all", "[registry]")
+{
+    acme::drop_all();
+    REQUIRE(acme::get("x") == nullptr);
+}
+"""
+
+
 @pytest.fixture
 def library(tmp_path: Path) -> Repo:
     return Repo(
@@ -89,6 +100,7 @@ def library(tmp_path: Path) -> Repo:
             "include/acme/logger.h": _LOGGER_H,
             "include/acme/details/circular_q.h": _QUEUE_H,
             "src/acme.cpp": '#include "acme/logger.h"\n\nnamespace acme {\nvoid drop_all() {}\n}\n',
+            "tests/test_registry.cpp": _TEST,
         },
     )
 
@@ -102,13 +114,26 @@ def test_a_function_a_public_header_newly_declares_is_a_feature(library: Repo) -
         "ACME_API void drop_all();\n",
         "ACME_API void drop_all();\n\nACME_API void flush_every(std::chrono::seconds interval);\n",
     )
-    commit = library.change("Periodic flushing", {"include/acme/logger.h": header})
+    test = _TEST + '\nTEST_CASE("flush", "[registry]")\n{\n    acme::flush_every(std::chrono::seconds(1));\n}\n'
+    commit = library.change("Periodic flushing", {"include/acme/logger.h": header, "tests/test_registry.cpp": test})
     analysis = analyse(commit)
     assert _public(analysis.surface, SurfaceAction.added) == {"flush_every"}
     assert analysis.type == ChangeType.feat
     assert analysis.importance in (Importance.medium, Importance.high)
     assert analysis.flags.user_facing
     assert not analysis.flags.breaking
+
+
+def test_a_helper_nothing_but_the_header_names_may_be_a_detail(library: Repo) -> None:
+    header = _LOGGER_H.replace(
+        "ACME_API void drop_all();\n",
+        "ACME_API void drop_all();\n\ninline auto digits2_i(size_t value) -> const char* { return table + value; }\n",
+    )
+    commit = library.change("Tidy the level table", {"include/acme/logger.h": header})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.added) == {"digits2_i"}
+    assert analysis.type == ChangeType.refactor
+    assert analysis.importance == Importance.low
 
 
 def test_a_new_header_with_a_class_of_its_own_is_a_feature(library: Repo) -> None:
@@ -127,12 +152,21 @@ def test_a_new_header_with_a_class_of_its_own_is_a_feature(library: Repo) -> Non
 
 def test_a_function_gone_from_the_public_headers_breaks_its_callers(library: Repo) -> None:
     header = _LOGGER_H.replace("ACME_API void drop_all();\n\n", "")
-    commit = library.change("Tidy the registry", {"include/acme/logger.h": header})
+    test = _TEST.replace("    acme::drop_all();\n", "")
+    commit = library.change("Tidy the registry", {"include/acme/logger.h": header, "tests/test_registry.cpp": test})
     analysis = analyse(commit)
     assert _public(analysis.surface, SurfaceAction.removed) == {"drop_all"}
     assert analysis.flags.breaking
     assert analysis.type == ChangeType.feat
     assert analysis.importance in (Importance.medium, Importance.high)
+
+
+def test_a_removal_nothing_but_the_header_names_is_no_break(library: Repo) -> None:
+    header = _LOGGER_H.replace("ACME_API void drop_all();\n\n", "")
+    commit = library.change("Tidy the registry", {"include/acme/logger.h": header})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.removed) == {"drop_all"}
+    assert not analysis.flags.breaking
 
 
 def test_a_declaration_moved_to_another_public_header_is_still_offered(library: Repo) -> None:
@@ -176,4 +210,33 @@ def test_only_macros_named_for_the_library_are_its_api(library: Repo) -> None:
     analysis = analyse(commit)
     assert _public(analysis.surface, SurfaceAction.added) == {"ACME_TO_VERSION"}
     assert not _public(analysis.surface, SurfaceAction.removed)
+    assert not analysis.flags.breaking
+
+
+def test_a_declaration_inside_a_namespace_of_details_is_no_public_api(library: Repo) -> None:
+    header = _LOGGER_H.replace(
+        "class logger;\n",
+        "class logger;\n\nnamespace detail {\ninline int level_width() { return 8; }\n}  // namespace detail\n",
+    )
+    library.change("Level width", {"include/acme/logger.h": header})
+    wider = header.replace(
+        "inline int level_width() { return 8; }\n",
+        "inline int level_width() { return 8; }\ninline int name_width() { return 16; }\n",
+    )
+    test = _TEST + '\nTEST_CASE("widths", "[detail]")\n{\n    REQUIRE(acme::detail::name_width() == 16);\n}\n'
+    commit = library.change("Name width", {"include/acme/logger.h": wider, "tests/test_registry.cpp": test})
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == SurfaceKind.public_api]
+
+
+def test_a_declaration_reflowed_after_its_return_type_is_still_declared(library: Repo) -> None:
+    header = _LOGGER_H.replace(
+        "ACME_API std::shared_ptr<logger> get(const std::string &name);\n",
+        "ACME_API std::shared_ptr<logger>\nget(const std::string &name);\n",
+    ).replace("static registry &instance();", "static registry &instance() noexcept;")
+    test = _TEST.replace('REQUIRE(acme::get("x") == nullptr);', 'REQUIRE(acme::get("y") == nullptr);')
+    files = {"include/acme/logger.h": header, "tests/test_registry.cpp": test}
+    commit = library.change("Reformat, and the registry never throws", files)
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == SurfaceKind.public_api]
     assert not analysis.flags.breaking

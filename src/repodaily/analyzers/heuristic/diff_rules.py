@@ -503,6 +503,11 @@ class SurfaceRule(UnlessTitle):
         description="Match only when the commit adds at least this many source files in the directory of the file "
         "that declares the change: a registry entry whose implementation arrives in several new modules beside it.",
     )
+    named_beside: bool = Field(
+        default=False,
+        description="Match only when the commit's title or one of its files that is no source (a test, a doc, an "
+        "example) names the change: code that uses a declaration names only what is public.",
+    )
 
     @field_validator("paths")
     @classmethod

@@ -15,7 +15,12 @@ source at all (the path classes leave them out before any extractor runs).
 Only what stands at the start of a line is read: namespaces are not indented
 by the common styles (LLVM, Google, and most libraries' own), while class
 members and function bodies are, so a line that starts with a declaration is a
-namespace-scope one. Forward declarations (``class logger;``), specialisations
+namespace-scope one. A header may keep its details in a namespace of their own
+instead (``namespace detail {`` inside ``fmt/format.h``): a declaration the
+hunk shows inside one (after its opening, or before the closing comment
+clang-format writes, ``}  // namespace detail``), one the hunk calls qualified
+(``detail::copy(...)``), and a name that ends in ``_`` (the common mark of a
+private name) are details too. Forward declarations (``class logger;``), specialisations
 of another library's templates (``struct formatter<my_type>``), out-of-class
 member definitions (``void registry::drop(...)``), macro calls, include guards
 and macros named as private (``X_DETAIL_Y``, ``X_INTERNAL_Y``) are no new API.
@@ -74,13 +79,14 @@ _TYPE = re.compile(
     r"(?P<name>[A-Za-z]\w*)\s*(?:final\s*)?(?:[:{]|$)",
     re.M,
 )
-# A function declared or defined at namespace scope: specifiers and a return type, then its name and `(`.
+# A function declared or defined at namespace scope: specifiers and a return type, then its name and `(`,
+# on the same line or at the start of the next (the style that breaks after the return type).
 # A line that starts with a statement's keyword is no declaration; a qualified name (`registry::get`) is
 # a member defined out of its class, not a new function.
 _FUNCTION = re.compile(
     rf"^{_MACROS}{_TEMPLATE}(?!(?:return|else|case|goto|using|typedef|namespace|delete|new|throw|if|for|while|"
     r"switch|do|static_assert|friend|public|private|protected|class|struct|union|enum)\b)"
-    r"[A-Za-z_][\w:<>,* \t&]*?[ \t*&](?P<name>[A-Za-z]\w*)[ \t]*\(",
+    r"[A-Za-z_][\w:<>,* \t&]*?(?:[ \t*&]|[ \t*&]*\n)(?P<name>[A-Za-z]\w*)[ \t]*\(",
     re.M,
 )
 # A type alias: `using sink_mt = sink<std::mutex>;`, `typedef struct uv_loop_s uv_loop_t;`.
@@ -97,20 +103,57 @@ def header_api(side: Side) -> Iterator[Found]:
     if not public_header(side.path):
         return
     text = side.text
-    for pattern in (_TYPE, _FUNCTION):
-        for declaration in pattern.finditer(text):
-            name = declaration.group("name")
-            if not (name.isupper() or name == "operator"):  # `FMT_FORMAT_AS(...)` is a macro's call
-                yield Found(SurfaceKind.public_api, name)
+    private = _private_spans(text) if "namespace" in text else []
+    declared = [(m.start(), m.group("name")) for pattern in (_TYPE, _FUNCTION) for m in pattern.finditer(text)]
     if "using" in text or "typedef" in text:
-        for alias in _ALIAS.finditer(text):
-            yield Found(SurfaceKind.public_api, alias.group("using") or alias.group("typedef"))
+        declared += [(m.start(), m.group("using") or m.group("typedef")) for m in _ALIAS.finditer(text)]
+    for start, name in declared:
+        # `FMT_FORMAT_AS(...)` is a macro's call; `operator<<` no name of its own.
+        if name.isupper() or name == "operator" or name.endswith("_"):
+            continue
+        if any(begin <= start < end for begin, end in private) or _qualified(text, name):
+            continue
+        yield Found(SurfaceKind.public_api, name)
     if "define" in text:
         prefix = _macro_prefix(side.path)
         for define in _DEFINE.finditer(text):
             name = define.group("name")
             if name.startswith(prefix) and _NOT_API_MACRO.search(name) is None:
                 yield Found(SurfaceKind.public_api, name)
+
+
+#: A namespace of details opened, or closed with the comment clang-format writes after its brace.
+_PRIVATE_NAMESPACE = re.compile(
+    r"^[ \t]*(?:(?P<open>(?:inline[ \t]+)?namespace[ \t]+(?:\w+::)*(?:detail|details|internal|impl)[ \t]*\{)|"
+    r"(?P<close>\}[ \t]*//[ \t]*namespace[ \t]+(?:\w+::)*(?:detail|details|internal|impl)\b))",
+    re.M,
+)
+
+
+def _private_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` lies inside a namespace of details, as far as its openings and closing comments show.
+
+    A closing comment before any opening closes the namespace ``text`` starts in.
+    """
+    marks = list(_PRIVATE_NAMESPACE.finditer(text))
+    spans: list[tuple[int, int]] = []
+    opened = 0 if marks and marks[0].group("close") is not None else None
+    for mark in marks:
+        if mark.group("open") is not None:
+            opened = mark.start() if opened is None else opened
+        elif opened is not None:
+            spans.append((opened, mark.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _qualified(text: str, name: str) -> bool:
+    """Whether ``text`` calls ``name`` through a namespace of details (``detail::copy``)."""
+    if f"::{name}" not in text:
+        return False
+    return re.search(rf"\b(?:detail|details|internal|impl)::{re.escape(name)}\b", text) is not None
 
 
 @functools.lru_cache(maxsize=4096)
