@@ -240,3 +240,14 @@ def test_a_declaration_reflowed_after_its_return_type_is_still_declared(library:
     analysis = analyse(commit)
     assert not [c for c in analysis.surface if c.kind == SurfaceKind.public_api]
     assert not analysis.flags.breaking
+
+
+def test_a_removal_the_tests_call_through_a_namespace_of_details_is_no_break(library: Repo) -> None:
+    header = _LOGGER_H.replace("ACME_API void drop_all();\n\n", "")
+    test = _TEST.replace("    acme::drop_all();\n", "    acme::detail::drop_all();\n")
+    library.change("Test the detail", {"tests/test_registry.cpp": test})
+    removed = test.replace("    acme::detail::drop_all();\n", "")
+    commit = library.change("Remove drop_all", {"include/acme/logger.h": header, "tests/test_registry.cpp": removed})
+    analysis = analyse(commit)
+    assert _public(analysis.surface, SurfaceAction.removed) == {"drop_all"}
+    assert not analysis.flags.breaking

@@ -41,7 +41,7 @@ from repodaily.analyzers.heuristic.surface.found import Found
 from repodaily.analyzers.heuristic.surface.sides import Side
 from repodaily.models import SurfaceKind
 
-__all__ = ["header_api", "header_file", "public_header", "reads_header"]
+__all__ = ["detail_qualified", "header_api", "header_file", "public_header", "reads_header"]
 
 #: The extensions of C and C++ headers.
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx|h\+\+)$", re.I)
@@ -111,7 +111,7 @@ def header_api(side: Side) -> Iterator[Found]:
         # `FMT_FORMAT_AS(...)` is a macro's call; `operator<<` no name of its own.
         if name.isupper() or name == "operator" or name.endswith("_"):
             continue
-        if any(begin <= start < end for begin, end in private) or _qualified(text, name):
+        if any(begin <= start < end for begin, end in private) or detail_qualified(text, name):
             continue
         yield Found(SurfaceKind.public_api, name)
     if "define" in text:
@@ -149,7 +149,7 @@ def _private_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _qualified(text: str, name: str) -> bool:
+def detail_qualified(text: str, name: str) -> bool:
     """Whether ``text`` calls ``name`` through a namespace of details (``detail::copy``)."""
     if f"::{name}" not in text:
         return False

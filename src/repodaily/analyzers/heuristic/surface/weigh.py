@@ -16,6 +16,7 @@ from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.analyzers.heuristic.surface.headers import detail_qualified
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
@@ -98,16 +99,18 @@ def _named_beside(change: SurfaceChange, title: Title, facts: Files, rules: Rule
 
     A C or C++ header may keep its details in a namespace of their own, out of the
     hunk's sight; what users' code calls, and so what tests, docs and examples
-    name, is the public part.
+    name, is the public part. A test that calls it through that namespace
+    (``fmt::detail::const_check``) says it is a detail.
     """
-    named = re.compile(rf"\b{re.escape(change.name)}\b")
-    if named.search(title.subject):
-        return True
-    return any(
-        change.name in file.text and named.search(file.text)
+    beside = [
+        file.text
         for file, name in zip(facts.files, facts.classes, strict=True)
-        if rules.path_rules(name).type is not None
-    )
+        if rules.path_rules(name).type is not None and change.name in file.text
+    ]
+    if any(detail_qualified(text, change.name) for text in beside):
+        return False
+    named = re.compile(rf"\b{re.escape(change.name)}\b")
+    return named.search(title.subject) is not None or any(named.search(text) for text in beside)
 
 
 def _denied(rule: SurfaceRule, title: Title) -> bool:
