@@ -41,7 +41,7 @@ from repodaily.analyzers.heuristic.surface.found import Found
 from repodaily.analyzers.heuristic.surface.sides import Side
 from repodaily.models import SurfaceKind
 
-__all__ = ["detail_qualified", "header_api", "header_file", "public_header", "reads_header"]
+__all__ = ["detail_names", "header_api", "header_file", "public_header", "reads_header"]
 
 #: The extensions of C and C++ headers.
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx|h\+\+)$", re.I)
@@ -104,6 +104,7 @@ def header_api(side: Side) -> Iterator[Found]:
         return
     text = side.text
     private = _private_spans(text) if "namespace" in text else []
+    details = detail_names(text)
     declared = [(m.start(), m.group("name")) for pattern in (_TYPE, _FUNCTION) for m in pattern.finditer(text)]
     if "using" in text or "typedef" in text:
         declared += [(m.start(), m.group("using") or m.group("typedef")) for m in _ALIAS.finditer(text)]
@@ -111,7 +112,7 @@ def header_api(side: Side) -> Iterator[Found]:
         # `FMT_FORMAT_AS(...)` is a macro's call; `operator<<` no name of its own.
         if name.isupper() or name == "operator" or name.endswith("_"):
             continue
-        if any(begin <= start < end for begin, end in private) or detail_qualified(text, name):
+        if any(begin <= start < end for begin, end in private) or name in details:
             continue
         yield Found(SurfaceKind.public_api, name)
     if "define" in text:
@@ -149,11 +150,13 @@ def _private_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def detail_qualified(text: str, name: str) -> bool:
-    """Whether ``text`` calls ``name`` through a namespace of details (``detail::copy``)."""
-    if f"::{name}" not in text:
-        return False
-    return re.search(rf"\b(?:detail|details|internal|impl)::{re.escape(name)}\b", text) is not None
+#: A name called through a namespace of details: ``detail::copy``.
+_DETAIL_CALL = re.compile(r"\b(?:detail|details|internal|impl)::(\w+)")
+
+
+def detail_names(text: str) -> set[str]:
+    """The names ``text`` calls through a namespace of details (``detail::copy``)."""
+    return set(_DETAIL_CALL.findall(text)) if "::" in text else set()
 
 
 @functools.lru_cache(maxsize=4096)

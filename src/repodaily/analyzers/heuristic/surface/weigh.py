@@ -16,7 +16,7 @@ from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
-from repodaily.analyzers.heuristic.surface.headers import detail_qualified
+from repodaily.analyzers.heuristic.surface.headers import detail_names
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
@@ -107,7 +107,7 @@ def _named_beside(change: SurfaceChange, title: Title, facts: Files, rules: Rule
         for file, name in zip(facts.files, facts.classes, strict=True)
         if rules.path_rules(name).type is not None and change.name in file.text
     ]
-    if any(detail_qualified(text, change.name) for text in beside):
+    if any(change.name in detail_names(text) for text in beside):
         return False
     named = re.compile(rf"\b{re.escape(change.name)}\b")
     return named.search(title.subject) is not None or any(named.search(text) for text in beside)
