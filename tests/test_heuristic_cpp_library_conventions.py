@@ -151,3 +151,35 @@ def test_a_cxx_standard_set_elsewhere_at_the_same_year_is_no_new_floor(library: 
     analysis = analyse(commit)
     assert not analysis.flags.breaking
     assert analysis.importance != Importance.high
+
+
+_WRAPPER_H = """\
+//
+// include bundled or external copy of the formatting library
+//
+
+#if !defined(ACME_FMT_EXTERNAL)
+#    include <acme/fmt/bundled/format.h>
+#else
+#    include <fmt/format.h>
+#endif
+"""
+
+
+def test_headers_that_only_gain_an_include_fix_the_build(library: Repo) -> None:
+    wrappers = {"include/acme/fmt/fmt.h": _WRAPPER_H, "include/acme/fmt/chrono.h": _WRAPPER_H}
+    library.change("Formatting wrappers", wrappers)
+    included = {path: text.replace("//\n\n", "//\n#include <acme/tweakme.h>\n\n") for path, text in wrappers.items()}
+    commit = library.change("fmt/*.h: include tweakme.h to set ACME_FMT_EXTERNAL from the user's settings", included)
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.fix
+    assert analysis.importance == Importance.medium
+    assert analysis.flags.user_facing
+
+
+def test_an_include_dropped_is_no_build_fix(library: Repo) -> None:
+    header = _WRAPPER_H.replace("//\n\n", "//\n#include <acme/tweakme.h>\n\n")
+    library.change("Formatting wrapper", {"include/acme/fmt/fmt.h": header})
+    commit = library.change("Drop an include nothing uses", {"include/acme/fmt/fmt.h": _WRAPPER_H})
+    analysis = analyse(commit)
+    assert analysis.type != ChangeType.fix
