@@ -251,3 +251,29 @@ def test_a_removal_the_tests_call_through_a_namespace_of_details_is_no_break(lib
     analysis = analyse(commit)
     assert _public(analysis.surface, SurfaceAction.removed) == {"drop_all"}
     assert not analysis.flags.breaking
+
+
+def test_a_license_comment_and_an_amalgamated_copy_declare_nothing(library: Repo) -> None:
+    license_text = (
+        "/*\nPermission is hereby granted, free of charge, to any person obtaining a copy\n"
+        'of this software and associated documentation files (the "Software"), to deal\n*/\n'
+    )
+    amalgamation = "#pragma once\n\nnamespace acme {\n\ninline int helper_width() { return 8; }\n\n}\n"
+    library.change(
+        "License and amalgamation",
+        {"include/acme/logger.h": license_text + _LOGGER_H, "single_include/acme/acme.hpp": amalgamation},
+    )
+    reworded = license_text.replace("documentation files (the", "documentation (the")
+    wider = amalgamation.replace("return 8; }\n", "return 8; }\ninline int concat_length() { return 0; }\n")
+    test = _TEST + '\nTEST_CASE("lengths", "[detail]")\n{\n    REQUIRE(concat_length() == 0);\n}\n'
+    commit = library.change(
+        "Reword the license; regenerate the single header",
+        {
+            "include/acme/logger.h": reworded + _LOGGER_H,
+            "single_include/acme/acme.hpp": wider,
+            "tests/test_registry.cpp": test,
+        },
+    )
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == SurfaceKind.public_api]
+    assert not analysis.flags.breaking

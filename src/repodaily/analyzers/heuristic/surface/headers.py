@@ -3,9 +3,10 @@
 A library's users see its headers, not its sources: the types, the functions
 at namespace scope and the macros of the headers it installs. Which headers
 those are is a convention C and C++ libraries share: the tree under an
-``include/`` directory (``include/<lib>/...``, or ``single_include/`` for an
-amalgamated header-only library), or a single header at the repository root
-(``zlib.h``, ``stb_image.h``). Inside it, what users must not touch lives in
+``include/`` directory (``include/<lib>/...``), or a single header at the
+repository root (``zlib.h``, ``stb_image.h``). A header-only library's
+amalgamation (``single_include/<lib>/<lib>.hpp``) is generated from that tree,
+its details pasted in: the tree says what it declares. Inside it, what users must not touch lives in
 folders or files named for that: ``detail/``, ``details/``, ``internal/``,
 ``impl/``, ``private/``, a bundled copy of another library (``bundled/``), and
 the inline or implementation halves of a header (``logger-inl.h``,
@@ -46,9 +47,11 @@ __all__ = ["detail_names", "header_api", "header_file", "public_header", "reads_
 #: The extensions of C and C++ headers.
 _HEADER = re.compile(r"\.(?:h|hh|hpp|hxx|h\+\+)$", re.I)
 #: The folders of a public header tree.
-_PUBLIC_TREES = frozenset({"include", "single_include"})
+_PUBLIC_TREES = frozenset({"include"})
 #: Folders of a header tree that hold implementation details, or someone else's code.
-_PRIVATE_PARTS = frozenset({"detail", "details", "internal", "impl", "private", "bundled", "vendor", "third_party"})
+_PRIVATE_PARTS = frozenset(
+    {"detail", "details", "internal", "impl", "private", "bundled", "vendor", "third_party", "thirdparty"}
+)
 #: Headers that are the implementation half of another, or named private.
 _PRIVATE_STEM = re.compile(r"[-_](?:inl|inline|impl|internal|private|detail|p)$", re.I)
 
@@ -102,9 +105,9 @@ def header_api(side: Side) -> Iterator[Found]:
     """Types, namespace-scope functions, type aliases and public macros a public header declares."""
     if not public_header(side.path):
         return
-    text = side.text
-    private = _private_spans(text) if "namespace" in text else []
-    details = detail_names(text)
+    private = _private_spans(side.text) if "namespace" in side.text else []
+    details = detail_names(side.text)
+    text = _COMMENT.sub(_blank, side.text) if "/" in side.text else side.text
     declared = [(m.start(), m.group("name")) for pattern in (_TYPE, _FUNCTION) for m in pattern.finditer(text)]
     if "using" in text or "typedef" in text:
         declared += [(m.start(), m.group("using") or m.group("typedef")) for m in _ALIAS.finditer(text)]
@@ -148,6 +151,15 @@ def _private_spans(text: str) -> list[tuple[int, int]]:
     if opened is not None:
         spans.append((opened, len(text)))
     return spans
+
+
+#: A comment: a license's prose at the start of a line reads like a declaration ("documentation files (the").
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+
+
+def _blank(comment: re.Match[str]) -> str:
+    """A comment's characters as spaces, its line breaks kept: the positions of the code around it stay."""
+    return re.sub(r"[^\n]", " ", comment.group())
 
 
 #: A name called through a namespace of details: ``detail::copy``.
