@@ -5,31 +5,37 @@ at namespace scope and the macros of the headers it installs. Which headers
 those are is a convention C and C++ libraries share: the tree under an
 ``include/`` directory (``include/<lib>/...``), or a single header at the
 repository root (``zlib.h``, ``stb_image.h``). A header-only library's
-amalgamation (``single_include/<lib>/<lib>.hpp``) is generated from that tree,
-its details pasted in: the tree says what it declares. Inside it, what users must not touch lives in
-folders or files named for that: ``detail/``, ``details/``, ``internal/``,
-``impl/``, ``private/``, a bundled copy of another library (``bundled/``), and
-the inline or implementation halves of a header (``logger-inl.h``,
-``format_impl.h``, Qt's ``widget_p.h``). Tests, examples and benchmarks are no
-source at all (the path classes leave them out before any extractor runs).
+amalgamation (``single_include/<lib>/<lib>.hpp``) is generated from that tree
+with its details pasted in: the tree says what it declares. Inside the tree,
+what users must not touch lives in folders or files named for that:
+``detail/``, ``details/``, ``internal/``, ``impl/``, ``private/``, a bundled
+copy of another library (``bundled/``), and the inline or implementation
+halves of a header (``logger-inl.h``, ``format_impl.h``, Qt's ``widget_p.h``).
+Tests, examples and benchmarks are no source at all (the path classes leave
+them out before any extractor runs).
 
 Only what stands at the start of a line is read: namespaces are not indented
 by the common styles (LLVM, Google, and most libraries' own), while class
-members and function bodies are, so a line that starts with a declaration is a
-namespace-scope one. A header may keep its details in a namespace of their own
-instead (``namespace detail {`` inside ``fmt/format.h``): a declaration the
-hunk shows inside one (after its opening, or before the closing comment
-clang-format writes, ``}  // namespace detail``), one the hunk calls qualified
-(``detail::copy(...)``), and a name that ends in ``_`` (the common mark of a
-private name) are details too. Forward declarations (``class logger;``), specialisations
-of another library's templates (``struct formatter<my_type>``), out-of-class
-member definitions (``void registry::drop(...)``), macro calls, include guards
-and macros named as private (``X_DETAIL_Y``, ``X_INTERNAL_Y``) are no new API.
-C has one namespace for macros, so a library names its own after itself
-(``SPDLOG_``, ``FMT_``, ``CURL_``, ``UV_``: the folder its headers are installed
-under, or a lone header's name); a macro under another name is a setting the
-header passes to a library it includes (``FMT_DEPRECATED_OSTREAM`` in spdlog's
-headers), none of the library's own API.
+members and function bodies are, so a line that starts with a declaration is
+a namespace-scope one. Comments are set aside. A header may keep its details
+in a namespace of their own instead (``namespace detail {`` inside
+``fmt/format.h``): a declaration the hunk shows inside one (after its opening,
+or before the closing comment clang-format writes, ``}  // namespace
+detail``), one the hunk calls qualified (``detail::copy(...)``), and a name
+that ends in ``_`` (the common mark of a private name) are details too. Such a
+namespace is mostly out of the hunk's sight, so the surface rules count a
+declaration only when the title, a test, a doc or an example names it
+(``named_beside`` in rules.toml).
+
+Forward declarations (``class logger;``), specialisations of another
+library's templates (``struct formatter<my_type>``), out-of-class member
+definitions (``void registry::drop(...)``), macro calls, include guards and
+macros named as private (``X_DETAIL_Y``, ``X_INTERNAL_Y``) are no new API. C
+has one namespace for macros, so a library names its own after itself
+(``SPDLOG_``, ``FMT_``, ``CURL_``, ``UV_``: the folder its headers are
+installed under, or a lone header's name); a macro under another name is a
+setting the header passes to a library it includes (``FMT_DEPRECATED_OSTREAM``
+in spdlog's headers), none of the library's own API.
 """
 
 from __future__ import annotations
