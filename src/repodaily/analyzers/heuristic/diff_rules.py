@@ -108,6 +108,7 @@ class DependencyRules(Strict):
     setting_last_words: list[str] = Field(default_factory=list)
     version_line: str
     element_line: str = r"(?!)"
+    standard_line: str = r"(?!)"
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
@@ -196,7 +197,7 @@ class DependencyRules(Strict):
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
         return self._manifests.matches(path) and not self._not_shipped.matches(path)
 
-    @field_validator("version_line", "element_line")
+    @field_validator("version_line", "element_line", "standard_line")
     @classmethod
     def _check_line(cls, value: str) -> str:
         return check_regex(value, groups=("name", "version"))
@@ -214,16 +215,22 @@ class DependencyRules(Strict):
     def element_regex(self) -> re.Pattern[str]:
         return re.compile(self.element_line, FLAGS)
 
+    @cached_property
+    def standard_regex(self) -> re.Pattern[str]:
+        return re.compile(self.standard_line, FLAGS)
+
     def version_match(self, line: str) -> re.Match[str] | None:
         """A manifest line naming something beside its version: a ``version_line``, or an XML element's.
 
         An element (``<maven.compiler.release>8</...>``) holds a version when it is
         dotted (``<protobufVersion>4.27.2</...>``) or sets a toolchain: a bare count
         in any other element (``<maven.compiler.testRelease>``, ``<forkCount>``) is none.
+        A language standard a build sets by its bare year (CMake's ``set(CMAKE_CXX_STANDARD 17)``,
+        ``cxx_std_17``: a ``standard_line``) counts only as a toolchain's floor.
         """
         if match := self.line_regex.match(line):
             return match
-        match = self.element_regex.match(line)
+        match = self.element_regex.match(line) or self.standard_regex.match(line)
         if match is None or ("." not in match.group("version") and match.group("name").lower() not in self._toolchains):
             return None
         return match
@@ -495,6 +502,11 @@ class SurfaceRule(UnlessTitle):
         ge=0,
         description="Match only when the commit adds at least this many source files in the directory of the file "
         "that declares the change: a registry entry whose implementation arrives in several new modules beside it.",
+    )
+    named_beside: bool = Field(
+        default=False,
+        description="Match only when the commit's title or one of its files that is no source (a test, a doc, an "
+        "example) names the change: code that uses a declaration names only what is public.",
     )
 
     @field_validator("paths")

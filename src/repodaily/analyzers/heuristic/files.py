@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.assertions import assertions_only
+from repodaily.analyzers.heuristic.includes import includes_only
 from repodaily.analyzers.heuristic.inlining import inlining_only
 from repodaily.analyzers.heuristic.layout import layout_only
 from repodaily.analyzers.heuristic.rules import RuleSet
@@ -74,6 +75,9 @@ ASSERTIONS = "assertions"
 #: The class of a C, C++ or Rust file whose patch only adds or drops forced-inlining hints (``[paths.inlining]``).
 INLINING = "inlining"
 
+#: The class of a C or C++ file whose patch only adds include directives (``[paths.includes]``).
+INCLUDES = "includes"
+
 
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
@@ -90,7 +94,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     """The file's path class; a code file whose patch changes only comments is of the comments class,
     a code or test file whose patch only lays its code out anew of the layout class, a TypeScript file
     whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
-    patch only adds or drops forced-inlining hints of the inlining class, and a manifest whose patch
+    patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
+    directives of the includes class, and a manifest whose patch
     changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
@@ -102,6 +107,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return ASSERTIONS
     if kind is None and INLINING in rules.paths and inlining_only(file):
         return INLINING
+    if kind is None and INCLUDES in rules.paths and includes_only(file):
+        return INCLUDES
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name

@@ -12,20 +12,13 @@ import functools
 import keyword
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 
+from repodaily.analyzers.heuristic.surface.found import Extractor, Found
+from repodaily.analyzers.heuristic.surface.headers import header_api, header_file, reads_header
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
 __all__ = ["EXTRACTORS", "Extractor", "Found", "config_file", "env_file", "public_module"]
-
-
-@dataclass(frozen=True)
-class Found:
-    kind: SurfaceKind
-    name: str
-    value: str | None = None
-    replacement: str | None = None
 
 
 #: Each extractor asks what a path is for every side of every hunk of its file; the answers are remembered.
@@ -292,8 +285,11 @@ def public_module(path: str) -> bool:
 
 
 def public_api(side: Side) -> Iterator[Found]:
-    """Functions and classes defined at the top level of a public module (Go: exported, capitalised)."""
-    if not public_module(side.path):
+    """Functions and classes defined at the top level of a public module (Go: exported, capitalised).
+
+    C and C++ headers declare theirs in another grammar, read by :func:`.headers.header_api`.
+    """
+    if not public_module(side.path) or header_file(side.path):
         return
     for definition in _PUBLIC.finditer(side.text):
         name = definition.group("name")
@@ -372,20 +368,6 @@ def _subjects(text: str) -> Iterator[str]:
             yield next(group for group in match.groups() if group)
 
 
-@dataclass(frozen=True)
-class Extractor:
-    """An extractor, and whether a file (its path, its whole patch) may hold anything it reads.
-
-    ``wanted`` asks of the file what the extractor's own first test asks of one
-    side of a hunk; a side's text is the patch's lines less their first
-    character, so a word no line of the patch holds is on no side either, and a
-    file no extractor wants is not cut into sides at all.
-    """
-
-    read: Callable[[Side], Iterator[Found]]
-    wanted: Callable[[str, str], bool]
-
-
 def _holds(*words: str, lower: bool = False) -> Callable[[str, str], bool]:
     """Whether a patch (lower-cased with ``lower``) holds any of ``words``."""
     if lower:
@@ -426,7 +408,10 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(http_routes, _holds(*_ROUTE_WORDS)),
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
-    Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
+    Extractor(
+        public_api, lambda path, patch: public_module(path) and not header_file(path) and _TOP_LEVEL(path, patch)
+    ),
+    Extractor(header_api, reads_header),
     Extractor(root_exports, lambda path, _: package_root(path)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )

@@ -9,11 +9,14 @@ reader needs to judge the importance.
 
 from __future__ import annotations
 
+import re
+
 from repodaily.analyzers.heuristic.diff_rules import DependencyRules, SurfaceRule
 from repodaily.analyzers.heuristic.evidence import Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
+from repodaily.analyzers.heuristic.surface.headers import detail_names
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
@@ -31,7 +34,14 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
     relevant = [c for c in surface if c.kind not in _MANIFEST_KINDS or (shipped and deps.released(c.path))]
     for name, rule in rules.surface.items():
         change = next(
-            (c for c in relevant if rule.reads(c) and _binds(rule, c, deps) and _arrives_whole(rule, c, facts, rules)),
+            (
+                c
+                for c in relevant
+                if rule.reads(c)
+                and _binds(rule, c, deps)
+                and _arrives_whole(rule, c, facts, rules)
+                and (not rule.named_beside or _named_beside(c, title, facts, rules))
+            ),
             None,
         )
         if change is None or _denied(rule, title) or (rule.unless_added and _adds(rule, relevant)):
@@ -82,6 +92,25 @@ def _arrives_whole(rule: SurfaceRule, change: SurfaceChange, facts: Files, rules
     folder = change.path.rpartition("/")[0]
     new = package or [path for path in added if path.rpartition("/")[0] == folder]
     return len(new) >= rule.min_new_modules
+
+
+def _named_beside(change: SurfaceChange, title: Title, facts: Files, rules: RuleSet) -> bool:
+    """Whether the title, or a file of the commit that is no source (a test, a doc, an example), names ``change``.
+
+    A C or C++ header may keep its details in a namespace of their own, out of the
+    hunk's sight; what users' code calls, and so what tests, docs and examples
+    name, is the public part. A test that calls it through that namespace
+    (``fmt::detail::const_check``) says it is a detail.
+    """
+    beside = [
+        file.text
+        for file, name in zip(facts.files, facts.classes, strict=True)
+        if rules.path_rules(name).type is not None and change.name in file.text
+    ]
+    if any(change.name in detail_names(text) for text in beside):
+        return False
+    named = re.compile(rf"\b{re.escape(change.name)}\b")
+    return named.search(title.subject) is not None or any(named.search(text) for text in beside)
 
 
 def _denied(rule: SurfaceRule, title: Title) -> bool:
