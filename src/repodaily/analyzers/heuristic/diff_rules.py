@@ -458,6 +458,19 @@ class MovesRules(Strict):
     min_moved_share: float = Field(
         default=0.8, gt=0, le=1, description="The share of the lines added and of those removed that move."
     )
+    #: A line that only imports a name (`from pkg.torch_utils import x`, `#include "x.h"`): the bookkeeping
+    #: a move leaves in its callers, counted neither as moved nor as new code.
+    imports: str = r"(?!)"
+
+    @field_validator("imports")
+    @classmethod
+    def _check_imports(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def imports_regex(self) -> re.Pattern[str]:
+        # Case-sensitive: `import` and `use` are keywords in lower case.
+        return re.compile(self.imports)
 
 
 class SurfaceRule(UnlessTitle):

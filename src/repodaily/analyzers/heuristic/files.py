@@ -221,12 +221,15 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
 
     Git names a file renamed only when most of it moves whole; a class moved out
     of a module into a module of its own leaves both files modified. Lines that
-    reappear in the file they left were edited in place, not moved.
+    reappear in the file they left were edited in place, not moved. Import lines
+    are left out: every caller of moved code imports it anew, and those edits say
+    where the code went, not that new code arrived.
     """
     moves = rules.moves
     # Every moved line is one the commit adds and one it removes: too few of either, and nothing is read.
     if min(sum(f.additions for f in files), sum(f.deletions for f in files)) < moves.min_moved_lines:
         return False
+    imports = moves.imports_regex
     # Each changed line's text -> the paths it is added to (or removed from) -> how often.
     sides: dict[str, dict[str, dict[str, int]]] = {"+": {}, "-": {}}
     for file in files:
@@ -235,7 +238,7 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
             if side is None or line[1:4] in _FILE_HEADERS:
                 continue
             text = line[1:].strip()
-            if len(text) >= _MIN_MOVED_TEXT:
+            if len(text) >= _MIN_MOVED_TEXT and imports.match(text) is None:
                 paths = side.setdefault(text, {})
                 paths[file.path] = paths.get(file.path, 0) + 1
     added, removed = sides["+"], sides["-"]
