@@ -23,6 +23,7 @@ __all__ = [
     "DiffRules",
     "MovesRules",
     "PathClassRules",
+    "PlatformPathRules",
     "ReleaseRules",
     "RemovedDefinitionRules",
     "SurfaceRule",
@@ -471,6 +472,26 @@ class MovesRules(Strict):
     def imports_regex(self) -> re.Pattern[str]:
         # Case-sensitive: `import` and `use` are keywords in lower case.
         return re.compile(self.imports)
+
+
+class PlatformPathRules(Strict):
+    """Source paths named for one platform (`rocm_aiter_fa.py`, `xpu_worker.py`, `csrc/cpu/`).
+
+    A commit whose every changed source file is so named is confined to that
+    platform, whatever its title names: ``pattern`` finds the platform in a path
+    (named group ``name``).
+    """
+
+    pattern: str = r"(?!)"
+
+    @field_validator("pattern")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, FLAGS)
 
 
 class SurfaceRule(UnlessTitle):

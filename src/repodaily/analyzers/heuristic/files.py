@@ -36,6 +36,7 @@ class Files:
     pure_move: bool
     core_lines: int  # lines changed in files of `core` path classes
     core_path: str  # the core file with the most changed lines
+    platform_file: str | None = None  # a source file named for the one platform every changed source file is for
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
@@ -57,8 +58,28 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
     return Files(
-        files, classes, counted, only_types, may_be, dominant, _is_pure_move(files, rules), core_lines, core_path
+        files,
+        classes,
+        counted,
+        only_types,
+        may_be,
+        dominant,
+        _is_pure_move(files, rules),
+        core_lines,
+        core_path,
+        _platform_file([files[i] for i in counted if rules.path_rules(classes[i]).type is None], rules),
     )
+
+
+def _platform_file(source: list[ContextFile], rules: RuleSet) -> str | None:
+    """The first of the ``source`` files when each is named for the same platform (``[platform_paths]``).
+
+    Tests, docs and build files beside them do not widen the change: what ships
+    is the platform's own code.
+    """
+    regex = rules.platform_paths.regex
+    found = {match.group("name").lower() if (match := regex.search(f.path)) else None for f in source}
+    return source[0].path if len(found) == 1 and None not in found else None
 
 
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).

@@ -1,0 +1,38 @@
+"""The heuristic on conventions ML inference servers share, whatever the project.
+
+Such a server keeps each accelerator platform's code in files named for it
+(``rocm_flash_attn.py``, ``xpu_worker.py``, ``csrc/cpu/``). Every commit is
+made by git in a temporary repository and read by the git source, as a report
+reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_BACKEND = """\
+class FlashAttentionImpl:
+    \"\"\"Attention through the vendor's flash-attention kernels.\"\"\"
+
+    def capture(self, batch, sliding_window):
+        if sliding_window or batch.max_query_len > 1:
+            raise NotImplementedError("shuffled KV layout")
+        return batch
+"""
+_FIXED = _BACKEND.replace("if sliding_window or batch.max_query_len > 1:", "if batch.max_query_len > 1:")
+
+
+def test_a_crash_fixed_in_a_file_named_for_one_platform_is_confined_to_it(tmp_path: Path) -> None:
+    platform = "engine/attention/backends/rocm_flash_attn.py"
+    shared = "engine/attention/backends/flash_attn.py"
+    repo = Repo(tmp_path, {platform: _BACKEND, shared: _BACKEND})
+    title = "Fix graph capture crash in the vendor FlashAttention backend"
+    analysis = analyse(repo.change(title, {platform: _FIXED}))
+    assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
+    assert "`rocm_flash_attn.py`" in analysis.importance_reason
+    # The same crash fixed in the backend every platform runs reaches everyone.
+    assert analyse(repo.change(title, {shared: _FIXED})).importance == Importance.high
