@@ -113,6 +113,11 @@ class DependencyRules(Strict):
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
     versions_only_weight: float = Field(default=4.0, ge=0)
+    incidental_source_lines: int = Field(
+        default=40,
+        ge=1,
+        description="Changed source lines beside which a library's bump is what that change needs: no build vote.",
+    )
     manifests: list[str] = Field(default_factory=list)
     side_by_side: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
@@ -246,6 +251,23 @@ class DependencyRules(Strict):
     @cached_property
     def _toolchains(self) -> frozenset[str]:
         return frozenset(t.lower() for t in self.toolchains)
+
+    def incidental(self, name: str, source_lines: int, title: str) -> bool:
+        """Whether a bump of ``name`` beside ``source_lines`` changed lines of source serves that change.
+
+        A feature or fix that needs a newer library raises its floor in the same
+        commit; the source says what the commit does. A major dependency's or a
+        toolchain's step is news of its own, whatever else changes, and so is a
+        library the ``title`` names at a version ("Update transformers to `v4.55`");
+        one it names without ("Integrate Tensorizer into S3 loading") is what the
+        feature uses.
+        """
+        return (
+            source_lines >= self.incidental_source_lines
+            and name.lower() not in self._toolchains
+            and not self.is_major(name)
+            and re.search(rf"(?<![\w-]){re.escape(name)}\W+(\w+\W+)?v?\d", title, re.I) is None
+        )
 
     def binds_users(self, name: str, old: str | None, new: str | None, path: str) -> bool:
         """A version step of ``name``, declared in the manifest at ``path``, its users cannot take in their stride.

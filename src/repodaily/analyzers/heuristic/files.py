@@ -37,6 +37,7 @@ class Files:
     core_lines: int  # lines changed in files of `core` path classes
     core_path: str  # the core file with the most changed lines
     platform_file: str | None = None  # a source file named for the one platform every changed source file is for
+    source_lines: int = 0  # lines changed in counted source files (of no typed path class)
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
@@ -57,6 +58,7 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
+    source = [files[i] for i in counted if rules.path_rules(classes[i]).type is None]
     return Files(
         files,
         classes,
@@ -67,7 +69,8 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
         _is_pure_move(files, rules),
         core_lines,
         core_path,
-        _platform_file([files[i] for i in counted if rules.path_rules(classes[i]).type is None], rules),
+        _platform_file(source, rules),
+        sum(f.additions + f.deletions for f in source),
     )
 
 

@@ -38,7 +38,12 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             continue
         evidence.fired.add(f"surface.{name}")
         cite = describe(change)
-        evidence.vote(rule.type, rule.weight, cite)
+        # A library's floor raised beside a larger source change is that change's need, not its kind;
+        # the floor still binds users (`min_importance`).
+        if change.kind != SurfaceKind.dependency_floor or not deps.incidental(
+            change.name, facts.source_lines, title.subject
+        ):
+            evidence.vote(rule.type, rule.weight, cite)
         if rule.type is not None:
             evidence.surface_types.add(rule.type)
         if rule.signal is not None:
