@@ -36,3 +36,13 @@ def test_a_crash_fixed_in_a_file_named_for_one_platform_is_confined_to_it(tmp_pa
     assert "`rocm_flash_attn.py`" in analysis.importance_reason
     # The same crash fixed in the backend every platform runs reaches everyone.
     assert analyse(repo.change(title, {shared: _FIXED})).importance == Importance.high
+
+
+def test_the_framework_upgraded_for_one_platform_reaches_that_platforms_users_only(tmp_path: Path) -> None:
+    platform, common = "requirements/xpu.txt", "requirements/common.txt"
+    repo = Repo(tmp_path, {platform: "torch==2.7.0\n", common: "torch==2.7.0\n"})
+    analysis = analyse(repo.change("[XPU] Upgrade torch to 2.8", {platform: "torch==2.8.0\n"}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert "`torch` 2.7.0 → 2.8.0" in analysis.importance_reason
+    # The same upgrade for every install is the rubric's major dependency bump.
+    assert analyse(repo.change("Upgrade torch to 2.8", {common: "torch==2.8.0\n"})).importance == Importance.high

@@ -15,7 +15,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import FileStatus, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
 
@@ -55,7 +55,12 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
         if rule.user_facing is not None:
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
-            evidence.floors.append((rule.min_importance, cite))
+            floor = rule.min_importance
+            if change.kind == SurfaceKind.dependency_floor and evidence.narrow and floor == Importance.high:
+                # The framework a platform's own manifest pins (`[XPU] upgrade torch`) reaches that platform's
+                # users only: the rubric's specific platform.
+                floor = Importance.medium
+            evidence.floors.append((floor, cite))
 
 
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
