@@ -46,3 +46,32 @@ def test_the_framework_upgraded_for_one_platform_reaches_that_platforms_users_on
     assert "`torch` 2.7.0 → 2.8.0" in analysis.importance_reason
     # The same upgrade for every install is the rubric's major dependency bump.
     assert analyse(repo.change("Upgrade torch to 2.8", {common: "torch==2.8.0\n"})).importance == Importance.high
+
+
+_VISION_ATTENTION = """\
+class VisionAttention:
+    \"\"\"Attention over image patches, sharded across tensor-parallel ranks.\"\"\"
+
+    def forward(self, qkv, group):
+        if qkv is None:
+            raise ValueError("no input")
+        if group.size > 1:
+            qkv = group.all_gather(qkv)
+            qkv = qkv.split(group.size)[group.rank]
+        return qkv.softmax()
+"""
+
+
+def test_redundant_device_work_removed_is_a_performance_change(tmp_path: Path) -> None:
+    path = "engine/models/vision.py"
+    repo = Repo(tmp_path, {path: _VISION_ATTENTION})
+    gathered = (
+        "        if group.size > 1:\n"
+        "            qkv = group.all_gather(qkv)\n"
+        "            qkv = qkv.split(group.size)[group.rank]\n"
+    )
+    lean = _VISION_ATTENTION.replace(gathered, "")
+    assert analyse(repo.change("Remove redundant all gather + split", {path: lean})).type == ChangeType.perf
+    # Redundant code that does no device work is cleanup.
+    unchecked = lean.replace('        if qkv is None:\n            raise ValueError("no input")\n', "")
+    assert analyse(repo.change("Remove redundant None check", {path: unchecked})).type == ChangeType.refactor
