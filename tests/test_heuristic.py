@@ -610,6 +610,33 @@ def test_helpers_moved_to_a_submodule_with_every_caller_importing_them_anew_is_a
     assert "only moves" in analysis.importance_reason
 
 
+_SERVE_CLI = """import argparse
+
+
+def make_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--config",
+        help="Read options from a YAML file."
+        "Its keys are listed at:"
+        "https://docs.example.org/serving/server.html#cli-reference"
+    )
+    return parser
+"""
+
+
+def test_a_help_text_rewritten_onto_the_closing_bracket_is_documentation(tmp_path: Path) -> None:
+    """Moving the call's `)` onto the help text's last line lays it out anew: still only help text."""
+    repo = Repo(tmp_path, {"engine/cli.py": _SERVE_CLI})
+    relinked = (
+        _SERVE_CLI.replace('file."', 'file. "')
+        .replace('at:"', 'at: "')
+        .replace('serving/server.html#cli-reference"\n    )', 'configuration/serve_args.html")')
+    )
+    analysis = analyse(repo.change("[Misc] Correct broken docs link", {"engine/cli.py": relinked}))
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
 def test_docs_only_change_is_low_docs() -> None:
     docs = [change("docs/quickstart.md", FileCategory.docs), change("README.md", FileCategory.docs)]
     result = judge("Update the quickstart", *docs)

@@ -188,14 +188,17 @@ _HELP_OPENS = re.compile(r"(help|long_help|short_help|about|long_about)\s*=\s*\(
 #: A line that is only a piece of a string, the implicit concatenation Python and C write long text in
 #: (`"re-run the failing tests until all pass.",`): prose when it continues a help text, else unknown.
 _STRING_PIECE = re.compile(r"""[rbfu]?(?P<q>["'])(\\.|(?!(?P=q)).)*(?P=q)\s*[,)]?\s*$""")
+#: A line that only closes the call or table a help text was given in (`)`, `),`): moved onto the text's
+#: last line or off it, it lays the call out anew and changes nothing.
+_CLOSES_HELP = re.compile(r"^[)\]}]+,?$")
 #: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment, an option's help text or blank: the code
-    reads as it did.
+    """The patch changes lines, every one of them a comment, an option's help text (or the bracket closing
+    the call it is given in) or blank: the code reads as it did.
 
     Help text runs on over lines of string pieces (``help="Run tests in a subprocess, "`` then
     ``"re-run the failing ones."``): a piece is help text when the lines above it, changed or
@@ -210,9 +213,10 @@ def _comments_only(file: ContextFile) -> bool:
         if sign not in ("+", "-", " ") or line[1:4] in _FILE_HEADERS:
             in_help = False
             continue
+        closes_help = in_help and _CLOSES_HELP.match(code) is not None
         help_text = _HELP_TEXT.match(code) is not None or _HELP_OPENS.match(code) is not None
         in_help = help_text or (in_help and _STRING_PIECE.match(code) is not None)
-        if sign == " " or not code:
+        if sign == " " or not code or closes_help:
             continue
         if in_help:
             seen = True
