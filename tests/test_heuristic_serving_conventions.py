@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from test_surface import Repo, analyse
+from test_surface import Repo, analyse, heuristic_input
 
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, load_conventions
 from repodaily.models import ChangeType, Importance
 
 _BACKEND = """\
@@ -75,3 +76,39 @@ def test_redundant_device_work_removed_is_a_performance_change(tmp_path: Path) -
     # Redundant code that does no device work is cleanup.
     unchecked = lean.replace('        if qkv is None:\n            raise ValueError("no input")\n', "")
     assert analyse(repo.change("Remove redundant None check", {path: unchecked})).type == ChangeType.refactor
+
+
+_MODEL = """\
+class JaisForCausalLM:
+    \"\"\"The JAIS decoder.\"\"\"
+
+    def load_weights(self, weights):
+        params = dict(self.named_parameters())
+        loaded = set()
+        for name, tensor in weights:
+            if "relative_pe" in name:
+                continue
+            params[name].weight_loader(params[name], tensor)
+            loaded.add(name)
+        return loaded
+"""
+_SHARED_LOADER = """\
+from engine.models.utils import AutoWeightsLoader
+
+
+class JaisForCausalLM:
+    \"\"\"The JAIS decoder.\"\"\"
+
+    def load_weights(self, weights):
+        loader = AutoWeightsLoader(self, skip_prefixes=["relative_pe"])
+        return loader.load_weights(weights)
+"""
+
+
+def test_a_model_moved_onto_the_shared_weight_loader_is_a_vllm_refactor(tmp_path: Path) -> None:
+    path = "vllm/model_executor/models/jais.py"
+    repo = Repo(tmp_path, {path: _MODEL})
+    commit = repo.change("[Model] Add AutoWeightsLoader support for jais", {path: _SHARED_LOADER})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+    analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
