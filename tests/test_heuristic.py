@@ -580,6 +580,63 @@ def test_a_class_moved_out_of_a_module_into_its_own_is_a_low_refactor(tmp_path: 
     assert analyse(repo.change("Add the extra settings", grown)).type == ChangeType.feat
 
 
+def _helpers(count: int) -> str:
+    return "".join(
+        f'def to_dtype_{i}(value):\n    """Cast to dtype {i}."""\n    scaled = value * {i}\n'
+        f"    return scaled + {i}\n\n\n"
+        for i in range(count)
+    )
+
+
+def test_helpers_moved_to_a_submodule_with_every_caller_importing_them_anew_is_a_low_refactor(
+    tmp_path: Path,
+) -> None:
+    """Moving definitions leaves an import edited in each caller: bookkeeping, not new code."""
+    callers = 40
+
+    def caller(i: int, module: str) -> str:
+        return (
+            f"from engine.{module} import to_dtype_{i % 60}\nfrom engine.{module} import to_dtype_{(i + 1) % 60}\n\n\n"
+            f"def run_{i}(value):\n    return to_dtype_{i % 60}(value) + to_dtype_{(i + 1) % 60}(value)\n"
+        )
+
+    before = {"engine/utils/__init__.py": "import os\n\n\n" + _helpers(60)}
+    before |= {f"engine/stage_{i}.py": caller(i, "utils") for i in range(callers)}
+    repo = Repo(tmp_path, before)
+    moved = {"engine/utils/__init__.py": "import os\n", "engine/utils/dtypes.py": _helpers(60)}
+    moved |= {f"engine/stage_{i}.py": caller(i, "utils.dtypes") for i in range(callers)}
+    analysis = analyse(repo.change("Clean up the dtype helpers in `engine.utils`", moved))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    assert "only moves" in analysis.importance_reason
+
+
+_SERVE_CLI = """import argparse
+
+
+def make_parser():
+    parser = argparse.ArgumentParser()
+    parser.add_argument(
+        "--config",
+        help="Read options from a YAML file."
+        "Its keys are listed at:"
+        "https://docs.example.org/serving/server.html#cli-reference"
+    )
+    return parser
+"""
+
+
+def test_a_help_text_rewritten_onto_the_closing_bracket_is_documentation(tmp_path: Path) -> None:
+    """Moving the call's `)` onto the help text's last line lays it out anew: still only help text."""
+    repo = Repo(tmp_path, {"engine/cli.py": _SERVE_CLI})
+    relinked = (
+        _SERVE_CLI.replace('file."', 'file. "')
+        .replace('at:"', 'at: "')
+        .replace('serving/server.html#cli-reference"\n    )', 'configuration/serve_args.html")')
+    )
+    analysis = analyse(repo.change("[Misc] Correct broken docs link", {"engine/cli.py": relinked}))
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+
+
 def test_docs_only_change_is_low_docs() -> None:
     docs = [change("docs/quickstart.md", FileCategory.docs), change("README.md", FileCategory.docs)]
     result = judge("Update the quickstart", *docs)

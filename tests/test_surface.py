@@ -376,6 +376,24 @@ def test_a_library_floor_raised_by_an_incompatible_step_binds_users_but_breaks_n
     assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.medium, False)
 
 
+_STORAGE_LOADER = "".join(
+    f"def load_shard_{i}(client, bucket, key):\n"
+    f'    """Stream shard {i} of a checkpoint from object storage."""\n'
+    f"    return client.get_object(bucket, key + '.{i}').read()\n\n\n"
+    for i in range(16)
+)
+
+
+def test_a_library_floor_a_larger_source_change_needs_leaves_the_type_to_the_source(repo: Repo) -> None:
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28")})
+    needs = {"pyproject.toml": _PYPROJECT.format(version="2.31"), "engine/storage.py": _STORAGE_LOADER}
+    analysis = analyse(repo.change("Load checkpoints from object storage", needs))
+    assert analysis.type == ChangeType.feat
+    # A title that names the library makes the bump the commit's subject, however much source it adapts.
+    repo.change("Package", {"pyproject.toml": _PYPROJECT.format(version="2.28"), "engine/storage.py": ""})
+    assert analyse(repo.change("Update to requests 2.31", needs)).type == ChangeType.build
+
+
 _LANGUAGE_FLOOR = '[project]\nname = "engine"\nrequires-python = ">={version}"\n'
 _RUST_FLOOR = '[package]\nname = "engine"\nrust-version = "{version}"\n'
 

@@ -34,6 +34,7 @@ from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.pull import read_pull_request
 from repodaily.analyzers.heuristic.revisions import read_revision_pins
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
@@ -116,6 +117,10 @@ class HeuristicAnalyzer(Analyzer):
         )
         if item.pull_request is not None and not message.sync_merge:
             read_pull_request(evidence, item.pull_request, self.rules, self._writer.m)
+        if facts.platform_file is not None:
+            # Every source file is one platform's own: the change is confined to it, whatever the title names.
+            evidence.signal("narrow", code_span(facts.platform_file.rpartition("/")[2]))
+            evidence.fired.add("platform_paths")
         weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)

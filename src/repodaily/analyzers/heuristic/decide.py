@@ -187,7 +187,9 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
         ladder.at_least(Importance.medium, ("reason_core", {"count": core_change[0], "path": core_change[1]}))
     for change in evidence.dependencies:
         if change.major:
-            level = Importance.high if change.big_step else Importance.medium
+            # A platform's own build of the framework ("[XPU] upgrade torch 2.8", ROCm in the ROCm image)
+            # reaches that platform's users only: the rubric's specific platform, medium.
+            level = Importance.high if change.big_step and not evidence.narrow else Importance.medium
             key = "reason_major_dependency" if change.big_step else "reason_dependency"
             ladder.at_least(level, (key, {"changes": change}))
         elif change.semver_major and evidence.ships_dependencies:

@@ -23,6 +23,7 @@ __all__ = [
     "DiffRules",
     "MovesRules",
     "PathClassRules",
+    "PlatformPathRules",
     "ReleaseRules",
     "RemovedDefinitionRules",
     "SurfaceRule",
@@ -113,6 +114,11 @@ class DependencyRules(Strict):
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
     versions_only_weight: float = Field(default=4.0, ge=0)
+    incidental_source_lines: int = Field(
+        default=40,
+        ge=1,
+        description="Changed source lines beside which a library's bump is what that change needs: no build vote.",
+    )
     manifests: list[str] = Field(default_factory=list)
     side_by_side: list[str] = Field(default_factory=list)
     not_shipped: list[str] = Field(default_factory=list)
@@ -252,6 +258,23 @@ class DependencyRules(Strict):
     @cached_property
     def _toolchains(self) -> frozenset[str]:
         return frozenset(t.lower() for t in self.toolchains)
+
+    def incidental(self, name: str, source_lines: int, title: str) -> bool:
+        """Whether a bump of ``name`` beside ``source_lines`` changed lines of source serves that change.
+
+        A feature or fix that needs a newer library raises its floor in the same
+        commit; the source says what the commit does. A major dependency's or a
+        toolchain's step is news of its own, whatever else changes, and so is a
+        library the ``title`` names at a version ("Update transformers to `v4.55`");
+        one it names without ("Integrate Tensorizer into S3 loading") is what the
+        feature uses.
+        """
+        return (
+            source_lines >= self.incidental_source_lines
+            and name.lower() not in self._toolchains
+            and not self.is_major(name)
+            and re.search(rf"(?<![\w-]){re.escape(name)}\W+(\w+\W+)?v?\d", title, re.I) is None
+        )
 
     def binds_users(self, name: str, old: str | None, new: str | None, path: str) -> bool:
         """A version step of ``name``, declared in the manifest at ``path``, its users cannot take in their stride.
@@ -465,6 +488,39 @@ class MovesRules(Strict):
     min_moved_share: float = Field(
         default=0.8, gt=0, le=1, description="The share of the lines added and of those removed that move."
     )
+    #: A line that only imports a name (`from pkg.torch_utils import x`, `#include "x.h"`): the bookkeeping
+    #: a move leaves in its callers, counted neither as moved nor as new code.
+    imports: str = r"(?!)"
+
+    @field_validator("imports")
+    @classmethod
+    def _check_imports(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def imports_regex(self) -> re.Pattern[str]:
+        # Case-sensitive: `import` and `use` are keywords in lower case.
+        return re.compile(self.imports)
+
+
+class PlatformPathRules(Strict):
+    """Source paths named for one platform (`rocm_aiter_fa.py`, `xpu_worker.py`, `csrc/cpu/`).
+
+    A commit whose every changed source file is so named is confined to that
+    platform, whatever its title names: ``pattern`` finds the platform in a path
+    (named group ``name``).
+    """
+
+    pattern: str = r"(?!)"
+
+    @field_validator("pattern")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.pattern, FLAGS)
 
 
 class SurfaceRule(UnlessTitle):

@@ -37,6 +37,8 @@ class Files:
     pure_move: bool
     core_lines: int  # lines changed in files of `core` path classes
     core_path: str  # the core file with the most changed lines
+    platform_file: str | None = None  # a source file named for the one platform every changed source file is for
+    source_lines: int = 0  # lines changed in counted source files (of no typed path class)
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
@@ -57,9 +59,31 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
     core = [files[i] for i in counted if rules.path_rules(classes[i]).core]
     core_lines = sum(f.additions + f.deletions for f in core)
     core_path = max(core, key=lambda f: f.additions + f.deletions).path if core else ""
+    source = [files[i] for i in counted if rules.path_rules(classes[i]).type is None]
     return Files(
-        files, classes, counted, only_types, may_be, dominant, _is_pure_move(files, rules), core_lines, core_path
+        files,
+        classes,
+        counted,
+        only_types,
+        may_be,
+        dominant,
+        _is_pure_move(files, rules),
+        core_lines,
+        core_path,
+        _platform_file(source, rules),
+        sum(f.additions + f.deletions for f in source),
     )
+
+
+def _platform_file(source: list[ContextFile], rules: RuleSet) -> str | None:
+    """The first of the ``source`` files when each is named for the same platform (``[platform_paths]``).
+
+    Tests, docs and build files beside them do not widen the change: what ships
+    is the platform's own code.
+    """
+    regex = rules.platform_paths.regex
+    found = {match.group("name").lower() if (match := regex.search(f.path)) else None for f in source}
+    return source[0].path if len(found) == 1 and None not in found else None
 
 
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).
@@ -171,14 +195,17 @@ _HELP_OPENS = re.compile(r"(help|long_help|short_help|about|long_about)\s*=\s*\(
 #: A line that is only a piece of a string, the implicit concatenation Python and C write long text in
 #: (`"re-run the failing tests until all pass.",`): prose when it continues a help text, else unknown.
 _STRING_PIECE = re.compile(r"""[rbfu]?(?P<q>["'])(\\.|(?!(?P=q)).)*(?P=q)\s*[,)]?\s*$""")
+#: A line that only closes the call or table a help text was given in (`)`, `),`): moved onto the text's
+#: last line or off it, it lays the call out anew and changes nothing.
+_CLOSES_HELP = re.compile(r"^[)\]}]+,?$")
 #: In the C family `#if`, `#define`, `#include` are the preprocessor's code, not comments.
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".cuh", ".m", ".mm", ".cs")
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment, an option's help text or blank: the code
-    reads as it did.
+    """The patch changes lines, every one of them a comment, an option's help text (or the bracket closing
+    the call it is given in) or blank: the code reads as it did.
 
     Help text runs on over lines of string pieces (``help="Run tests in a subprocess, "`` then
     ``"re-run the failing ones."``): a piece is help text when the lines above it, changed or
@@ -193,9 +220,10 @@ def _comments_only(file: ContextFile) -> bool:
         if sign not in ("+", "-", " ") or line[1:4] in _FILE_HEADERS:
             in_help = False
             continue
+        closes_help = in_help and _CLOSES_HELP.match(code) is not None
         help_text = _HELP_TEXT.match(code) is not None or _HELP_OPENS.match(code) is not None
         in_help = help_text or (in_help and _STRING_PIECE.match(code) is not None)
-        if sign == " " or not code:
+        if sign == " " or not code or closes_help:
             continue
         if in_help:
             seen = True
@@ -228,12 +256,15 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
 
     Git names a file renamed only when most of it moves whole; a class moved out
     of a module into a module of its own leaves both files modified. Lines that
-    reappear in the file they left were edited in place, not moved.
+    reappear in the file they left were edited in place, not moved. Import lines
+    are left out: every caller of moved code imports it anew, and those edits say
+    where the code went, not that new code arrived.
     """
     moves = rules.moves
     # Every moved line is one the commit adds and one it removes: too few of either, and nothing is read.
     if min(sum(f.additions for f in files), sum(f.deletions for f in files)) < moves.min_moved_lines:
         return False
+    imports = moves.imports_regex
     # Each changed line's text -> the paths it is added to (or removed from) -> how often.
     sides: dict[str, dict[str, dict[str, int]]] = {"+": {}, "-": {}}
     for file in files:
@@ -242,7 +273,7 @@ def _moves_content(files: list[ContextFile], rules: RuleSet) -> bool:
             if side is None or line[1:4] in _FILE_HEADERS:
                 continue
             text = line[1:].strip()
-            if len(text) >= _MIN_MOVED_TEXT:
+            if len(text) >= _MIN_MOVED_TEXT and imports.match(text) is None:
                 paths = side.setdefault(text, {})
                 paths[file.path] = paths.get(file.path, 0) + 1
     added, removed = sides["+"], sides["-"]

@@ -91,7 +91,8 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         evidence.vote(ChangeType.build, deps.versions_only_weight, code_span(evidence.dependencies[0].name))
     for change in evidence.dependencies:
         weight = rules.dependencies.major_weight if change.major else rules.dependencies.routine_weight
-        evidence.vote(ChangeType.build, weight, code_span(change.name))
+        if not deps.incidental(change.name, facts.source_lines, title.subject):
+            evidence.vote(ChangeType.build, weight, code_span(change.name))
         # A framework or runtime moved to a new major version, or to one the commit names without its
         # predecessor ("switch to CUDA 13"): users on the old one must follow.
         if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:

@@ -32,6 +32,7 @@ from repodaily.analyzers.heuristic.diff_rules import (
     DiffRules,
     MovesRules,
     PathClassRules,
+    PlatformPathRules,
     ReleaseRules,
     RemovedDefinitionRules,
     SurfaceRule,
@@ -91,6 +92,7 @@ class RuleSet(Strict):
     importance: dict[ChangeType, Importance]
     decision: DecisionRules
     moves: MovesRules = Field(default_factory=MovesRules)
+    platform_paths: PlatformPathRules = Field(default_factory=PlatformPathRules)
     tags: dict[str, TagRule] = Field(default_factory=dict)
     conventional: ConventionalRules
     patterns: dict[str, PatternRule] = Field(default_factory=dict)

@@ -18,7 +18,7 @@ from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.surface.headers import detail_names
 from repodaily.analyzers.heuristic.title import Title
-from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
+from repodaily.models import FileStatus, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 
 __all__ = ["weigh_surface"]
 
@@ -48,7 +48,12 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             continue
         evidence.fired.add(f"surface.{name}")
         cite = describe(change)
-        evidence.vote(rule.type, rule.weight, cite)
+        # A library's floor raised beside a larger source change is that change's need, not its kind;
+        # the floor still binds users (`min_importance`).
+        if change.kind != SurfaceKind.dependency_floor or not deps.incidental(
+            change.name, facts.source_lines, title.subject
+        ):
+            evidence.vote(rule.type, rule.weight, cite)
         if rule.type is not None:
             evidence.surface_types.add(rule.type)
         if rule.signal is not None:
@@ -60,7 +65,12 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
         if rule.user_facing is not None:
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
-            evidence.floors.append((rule.min_importance, cite))
+            floor = rule.min_importance
+            if change.kind == SurfaceKind.dependency_floor and evidence.narrow and floor == Importance.high:
+                # The framework a platform's own manifest pins (`[XPU] upgrade torch`) reaches that platform's
+                # users only: the rubric's specific platform.
+                floor = Importance.medium
+            evidence.floors.append((floor, cite))
 
 
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:

@@ -1,0 +1,114 @@
+"""The heuristic on conventions ML inference servers share, whatever the project.
+
+Such a server keeps each accelerator platform's code in files named for it
+(``rocm_flash_attn.py``, ``xpu_worker.py``, ``csrc/cpu/``). Every commit is
+made by git in a temporary repository and read by the git source, as a report
+reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_surface import Repo, analyse, heuristic_input
+
+from repodaily.analyzers.heuristic import HeuristicAnalyzer, load_conventions
+from repodaily.models import ChangeType, Importance
+
+_BACKEND = """\
+class FlashAttentionImpl:
+    \"\"\"Attention through the vendor's flash-attention kernels.\"\"\"
+
+    def capture(self, batch, sliding_window):
+        if sliding_window or batch.max_query_len > 1:
+            raise NotImplementedError("shuffled KV layout")
+        return batch
+"""
+_FIXED = _BACKEND.replace("if sliding_window or batch.max_query_len > 1:", "if batch.max_query_len > 1:")
+
+
+def test_a_crash_fixed_in_a_file_named_for_one_platform_is_confined_to_it(tmp_path: Path) -> None:
+    platform = "engine/attention/backends/rocm_flash_attn.py"
+    shared = "engine/attention/backends/flash_attn.py"
+    repo = Repo(tmp_path, {platform: _BACKEND, shared: _BACKEND})
+    title = "Fix graph capture crash in the vendor FlashAttention backend"
+    analysis = analyse(repo.change(title, {platform: _FIXED}))
+    assert (analysis.type, analysis.importance) == (ChangeType.fix, Importance.medium)
+    assert "`rocm_flash_attn.py`" in analysis.importance_reason
+    # The same crash fixed in the backend every platform runs reaches everyone.
+    assert analyse(repo.change(title, {shared: _FIXED})).importance == Importance.high
+
+
+def test_the_framework_upgraded_for_one_platform_reaches_that_platforms_users_only(tmp_path: Path) -> None:
+    platform, common = "requirements/xpu.txt", "requirements/common.txt"
+    repo = Repo(tmp_path, {platform: "torch==2.7.0\n", common: "torch==2.7.0\n"})
+    analysis = analyse(repo.change("[XPU] Upgrade torch to 2.8", {platform: "torch==2.8.0\n"}))
+    assert (analysis.type, analysis.importance) == (ChangeType.build, Importance.medium)
+    assert "`torch` 2.7.0 → 2.8.0" in analysis.importance_reason
+    # The same upgrade for every install is the rubric's major dependency bump.
+    assert analyse(repo.change("Upgrade torch to 2.8", {common: "torch==2.8.0\n"})).importance == Importance.high
+
+
+_VISION_ATTENTION = """\
+class VisionAttention:
+    \"\"\"Attention over image patches, sharded across tensor-parallel ranks.\"\"\"
+
+    def forward(self, qkv, group):
+        if qkv is None:
+            raise ValueError("no input")
+        if group.size > 1:
+            qkv = group.all_gather(qkv)
+            qkv = qkv.split(group.size)[group.rank]
+        return qkv.softmax()
+"""
+
+
+def test_redundant_device_work_removed_is_a_performance_change(tmp_path: Path) -> None:
+    path = "engine/models/vision.py"
+    repo = Repo(tmp_path, {path: _VISION_ATTENTION})
+    gathered = (
+        "        if group.size > 1:\n"
+        "            qkv = group.all_gather(qkv)\n"
+        "            qkv = qkv.split(group.size)[group.rank]\n"
+    )
+    lean = _VISION_ATTENTION.replace(gathered, "")
+    assert analyse(repo.change("Remove redundant all gather + split", {path: lean})).type == ChangeType.perf
+    # Redundant code that does no device work is cleanup.
+    unchecked = lean.replace('        if qkv is None:\n            raise ValueError("no input")\n', "")
+    assert analyse(repo.change("Remove redundant None check", {path: unchecked})).type == ChangeType.refactor
+
+
+_MODEL = """\
+class JaisForCausalLM:
+    \"\"\"The JAIS decoder.\"\"\"
+
+    def load_weights(self, weights):
+        params = dict(self.named_parameters())
+        loaded = set()
+        for name, tensor in weights:
+            if "relative_pe" in name:
+                continue
+            params[name].weight_loader(params[name], tensor)
+            loaded.add(name)
+        return loaded
+"""
+_SHARED_LOADER = """\
+from engine.models.utils import AutoWeightsLoader
+
+
+class JaisForCausalLM:
+    \"\"\"The JAIS decoder.\"\"\"
+
+    def load_weights(self, weights):
+        loader = AutoWeightsLoader(self, skip_prefixes=["relative_pe"])
+        return loader.load_weights(weights)
+"""
+
+
+def test_a_model_moved_onto_the_shared_weight_loader_is_a_vllm_refactor(tmp_path: Path) -> None:
+    path = "vllm/model_executor/models/jais.py"
+    repo = Repo(tmp_path, {path: _MODEL})
+    commit = repo.change("[Model] Add AutoWeightsLoader support for jais", {path: _SHARED_LOADER})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+    analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
