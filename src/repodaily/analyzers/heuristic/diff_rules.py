@@ -480,6 +480,11 @@ class SurfaceRule(UnlessTitle):
     user_facing: bool | None = None
     min_importance: Importance | None = None
     paths: list[str] = Field(default_factory=list, description="Globs of the files it reads; none: every file.")
+    names: str | None = Field(
+        default=None,
+        description="A case-sensitive regex the change's name must match: a kind whose names tell two classes apart "
+        "(a JVM type, `Name`, from a member, `name(...)`).",
+    )
     steps: Literal["any", "binding", "breaking"] = Field(
         default="any",
         description="The version steps it matches: any, those that bind users (`DependencyRules.binds_users`), or "
@@ -502,14 +507,24 @@ class SurfaceRule(UnlessTitle):
     def _check_paths(cls, value: list[str]) -> list[str]:
         return check_globs(value)
 
+    @field_validator("names")
+    @classmethod
+    def _check_names(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
     @cached_property
     def _paths(self) -> Globs:
         return Globs(self.paths)
 
+    @cached_property
+    def _names(self) -> re.Pattern[str] | None:
+        return None if self.names is None else re.compile(self.names)
+
     def reads(self, change: SurfaceChange) -> bool:
-        """Whether ``change`` is of this rule's kinds and actions, in a file it reads."""
+        """Whether ``change`` is of this rule's kinds and actions, named as it asks, in a file it reads."""
         return (
             change.kind in self.kinds
             and change.change in self.actions
+            and (self._names is None or self._names.search(change.name) is not None)
             and (not self.paths or self._paths.matches(change.path))
         )

@@ -426,7 +426,11 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(http_routes, _holds(*_ROUTE_WORDS)),
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
-    Extractor(public_api, lambda path, patch: public_module(path) and _TOP_LEVEL(path, patch)),
+    # Java and Kotlin declare visibility their own way: `surface.jvm` reads them.
+    Extractor(
+        public_api,
+        lambda path, patch: not path.endswith((".java", ".kt")) and public_module(path) and _TOP_LEVEL(path, patch),
+    ),
     Extractor(root_exports, lambda path, _: package_root(path)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
 )

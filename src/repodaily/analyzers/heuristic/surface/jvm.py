@@ -1,0 +1,135 @@
+"""The public surface of a JVM library: the types and members its Java and Kotlin sources offer other code.
+
+A Java library's users call its ``public`` (and subclass its ``protected``)
+types and members; a Kotlin declaration is public unless it says otherwise.
+Packages named ``internal``, ``impl`` or ``shaded``, and members whose name
+starts with ``_``, are the library's own by convention, and test, example and benchmark trees never reach the
+``surface`` reader (their path class is not source).
+
+A hunk rarely shows the class a member belongs to, so a member is named by its
+signature alone: ``parse(String, boolean)``, a constructor by its class's name.
+A member that moves (to a superclass, to another hunk or file) keeps its name
+and is no change; a member removed, or whose parameter types change, is gone
+for the code that called it. A type is named by its simple name. The class a
+hunk sits in is read from the hunk's header when git names it there: the
+members of a class that is not public are nobody's API.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+from repodaily.analyzers.heuristic.surface.extractors import Extractor, Found
+from repodaily.analyzers.heuristic.surface.sides import Side, balanced
+from repodaily.models import SurfaceKind
+
+__all__ = ["JVM_API", "JVM_SOURCES", "jvm_api", "jvm_source"]
+
+#: Java and Kotlin sources (the generic `public_api` extractor leaves them to this one).
+JVM_SOURCES = (".java", ".kt")
+#: Packages a JVM library keeps for itself by name (`com.acme.internal`, `impl`, a shaded copy of a dependency).
+_HIDDEN_PACKAGE = re.compile(r"/(?:internal|impl|shaded)/")
+#: What starts a public declaration on some line of a patch: the cheap test before any side is read.
+_VISIBLE_WORDS = ("public ", "protected ", "fun ", "class ", "interface ", "object ")
+
+# The annotations on the lines before a declaration, then the declaration's line. Java: a `public` or
+# `protected` type or member; Kotlin: a `fun`, `class`, `interface` or `object` not `private` or `internal`.
+_ANNOTATIONS = r"(?P<annotations>(?:[ \t]*@[\w.]+(?:\([^\n]*\))?[^\n]*\n)*)"
+_JAVA = re.compile(
+    _ANNOTATIONS + r"[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*(?:public|protected)\b(?P<rest>[^\n]*)", re.M
+)
+_KOTLIN = re.compile(
+    _ANNOTATIONS + r"[ \t]*(?P<modifiers>(?:[a-z]+[ \t]+)*)(?P<keyword>fun|class|interface|object)[ \t]+"
+    r"(?:<[^>\n]*>[ \t]*)?(?:[\w.]+\.)?(?P<name>[A-Za-z_]\w*)",
+    re.M,
+)
+_KOTLIN_HIDDEN = frozenset({"private", "internal", "local"})
+_TYPE = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+(?P<name>[A-Za-z_$][\w$]*)")
+_INLINE_ANNOTATION = re.compile(r"@[\w.]+(?:\([^)]*\))?")
+_GENERICS = re.compile(r"<[^<>]*>")
+_CALLABLE = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*\(")
+_FIELD = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|;|$)")
+#: A hunk header that declares a type neither public nor protected: a package-private class (or a private one).
+_HIDDEN_TYPE = re.compile(
+    r"^\s*(?:(?:private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|interface|enum|record)\b"
+)
+#: A Kotlin declaration is public unless it says otherwise.
+_KOTLIN_HIDDEN_TYPE = re.compile(r"^\s*(?:[a-z]+\s+)*(?:private|internal)\s+(?:[a-z]+\s+)*(?:class|object|interface)\b")
+_DEPRECATED = "@Deprecated"
+
+
+@functools.lru_cache(maxsize=4096)
+def jvm_source(path: str) -> bool:
+    """A Java or Kotlin source outside the packages a library keeps to itself."""
+    return path.endswith(JVM_SOURCES) and _HIDDEN_PACKAGE.search(f"/{path}") is None
+
+
+def _wanted(path: str, patch: str) -> bool:
+    """Whether a file may declare public JVM surface: its path, then a substring scan of its patch."""
+    return jvm_source(path) and any(word in patch for word in _VISIBLE_WORDS)
+
+
+def jvm_api(side: Side) -> Iterator[Found]:
+    """Public types and members a side declares (``public_api``), and those it marks ``@Deprecated``."""
+    if not jvm_source(side.path):
+        return
+    kotlin = side.path.endswith(".kt")
+    if (_KOTLIN_HIDDEN_TYPE if kotlin else _HIDDEN_TYPE).match(side.header):
+        return
+    declarations = _kotlin(side.text) if kotlin else _java(side.text)
+    for name, marks in declarations:
+        if name.startswith("_"):  # a leading underscore marks a member the library keeps to itself, public or not
+            continue
+        yield Found(SurfaceKind.public_api, name)
+        if _DEPRECATED in marks:
+            yield Found(SurfaceKind.deprecation, name, "warns")
+
+
+def _java(text: str) -> Iterator[tuple[str, str]]:
+    for match in _JAVA.finditer(text):
+        # Annotations blanked in place, so a position in the line is one in the text.
+        rest = _INLINE_ANNOTATION.sub(lambda a: " " * len(a.group()), match.group("rest"))
+        head = rest.split("=")[0]  # a field's initialiser may call a constructor: `= new Foo(...)`
+        if kind := _TYPE.search(rest):
+            yield kind.group("name"), match.group("annotations")
+        elif call := _CALLABLE.search(head):
+            yield (
+                _signature(call.group("name"), balanced(text, match.start("rest") + call.end())),
+                match.group("annotations"),
+            )
+        elif field := _FIELD.search(_GENERICS.sub("", head.rstrip() or rest)):
+            yield field.group("name"), match.group("annotations")
+
+
+def _kotlin(text: str) -> Iterator[tuple[str, str]]:
+    for match in _KOTLIN.finditer(text):
+        if not _KOTLIN_HIDDEN.isdisjoint(match.group("modifiers").split()):
+            continue
+        name = match.group("name")
+        if match.group("keyword") == "fun" and (paren := text.find("(", match.end())) != -1:
+            name = _signature(name, balanced(text, paren + 1), kotlin=True)
+        yield name, match.group("annotations")
+
+
+def _signature(name: str, parameters: str, *, kotlin: bool = False) -> str:
+    """``name(Type, Type)``: the parameters' types, without their names, annotations, modifiers or type arguments.
+
+    Java writes ``final Type name``, Kotlin ``name: Type = default``; a parameter
+    renamed is no change to callers, a type changed is.
+    """
+    flat = _INLINE_ANNOTATION.sub(" ", parameters)
+    while _GENERICS.search(flat):
+        flat = _GENERICS.sub("", flat)
+    types = []
+    for parameter in (p.strip() for p in flat.split(",") if p.strip()):
+        if kotlin:
+            types.append(parameter.partition(":")[2].partition("=")[0].strip())
+        else:
+            words = [w for w in parameter.replace("...", "... ").split() if w != "final"]
+            types.append(" ".join(words[:-1]).replace(" ...", "..."))
+    return f"{name}({', '.join(types)})"
+
+
+JVM_API = Extractor(jvm_api, _wanted)

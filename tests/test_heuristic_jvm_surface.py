@@ -1,0 +1,163 @@
+"""The heuristic reads a JVM library's public surface: the Java and Kotlin types and members it offers.
+
+A Java library's users call its ``public`` and subclass its ``protected`` types
+and members; Kotlin's declarations are public unless they say otherwise. A hunk
+rarely shows the class a member sits in, so members are named by signature and
+a member that moves is no change. Every commit is made by git in a temporary
+repository and read by the git source, as a report reads it
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse, surface
+
+from repodaily.models import ChangeType, Importance
+
+_MAIN = "src/main/java/com/acme/json"
+
+
+def _method(name: str, parameters: str) -> str:
+    """A public method long enough that a hunk changing the next one does not show this one's body."""
+    body = "".join(f"    int step{i} = {i} * text.length();\n" for i in range(8))
+    start = "    String text = String.valueOf(this);\n"
+    return f"  public int {name}({parameters}) {{\n{start}{body}    return 0;\n  }}\n\n"
+
+
+def _class(name: str, methods: list[str], header: str = "public final class", package: str = "com.acme.json") -> str:
+    """A Java source: a Javadoc'd class whose declaration is far above the methods a commit changes."""
+    fields = "".join(f"  private final int limit{i} = {i};\n" for i in range(10))
+    return f"package {package};\n\n/** {name}. */\n{header} {name} {{\n{fields}\n{''.join(methods)}}}\n"
+
+
+_READER_METHODS = [
+    _method("parse", "String text"),
+    _method("parse", "String text, boolean strict"),
+    _method("peek", "final String text"),
+    _method("depth", "java.util.Map<String, Object> tree, int... path"),
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# acme-json\n",
+            f"{_MAIN}/Reader.java": _class("Reader", _READER_METHODS),
+            f"{_MAIN}/BaseReader.java": _class("BaseReader", [_method("close", "")], header="public abstract class"),
+        },
+    )
+
+
+def test_a_public_method_removed_is_breaking_its_overload_kept_is_not_touched(repo: Repo) -> None:
+    methods = [m for m in _READER_METHODS if "String text)" not in m or "peek" in m]
+    analysis = analyse(repo.change("Tidy the reader", {f"{_MAIN}/Reader.java": _class("Reader", methods)}))
+    assert surface(analysis) == {("public_api", "removed", "parse(String)", None, None, None)}
+    assert analysis.flags.breaking
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance in (Importance.medium, Importance.high)
+
+
+def test_a_parameter_type_changed_is_the_old_signature_removed(repo: Repo) -> None:
+    changed = _class("Reader", [m.replace("final String text", "CharSequence text") for m in _READER_METHODS])
+    analysis = analyse(repo.change("Tidy the reader", {f"{_MAIN}/Reader.java": changed}))
+    assert surface(analysis) == {
+        ("public_api", "removed", "peek(String)", None, None, None),
+        ("public_api", "added", "peek(CharSequence)", None, None, None),
+    }
+    assert analysis.flags.breaking
+
+
+def test_a_method_moved_to_a_superclass_is_no_change(repo: Repo) -> None:
+    peek = _READER_METHODS[2]
+    reader = _class("Reader", [m for m in _READER_METHODS if m != peek])
+    base = _class("BaseReader", [_method("close", ""), peek], header="public abstract class")
+    analysis = analyse(repo.change("Move peek up", {f"{_MAIN}/Reader.java": reader, f"{_MAIN}/BaseReader.java": base}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
+
+
+def test_a_new_public_class_is_a_feature_of_at_least_medium(repo: Repo) -> None:
+    """Even when the commit removes about as much code as it adds (no growth for `[diff] new_names`)."""
+    source = _class("JsonPath", [_method("select", "String expression")])
+    reader = _class("Reader", _READER_METHODS).replace("  private final int limit", "  private final long limit")
+    reader = reader.replace("int step", "long step")
+    analysis = analyse(
+        repo.change("Update the json module", {f"{_MAIN}/JsonPath.java": source, f"{_MAIN}/Reader.java": reader})
+    )
+    assert ("public_api", "added", "JsonPath", None, None, None) in surface(analysis)
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance in (Importance.medium, Importance.high)
+    assert not analysis.flags.breaking
+
+
+def test_what_a_library_keeps_to_itself_is_no_surface(repo: Repo) -> None:
+    """Internal packages, tests, a package-private class, a member named `_x`: removing them breaks no user."""
+    places = {
+        "src/main/java/com/acme/json/internal/Buffers.java": ("Buffers", "public final class", "acquire"),
+        "src/test/java/com/acme/json/ReaderTest.java": ("ReaderTest", "public final class", "check"),
+        f"{_MAIN}/Hidden.java": ("Hidden", "final class", "release"),
+        f"{_MAIN}/Pool.java": ("Pool", "public final class", "_release"),
+    }
+
+    def sources(kept: bool) -> dict[str, str]:
+        return {
+            path: _class(name, [_method("size", "String text"), *([_method(gone, "int size")] if kept else [])], header)
+            for path, (name, header, gone) in places.items()
+        }
+
+    repo.change("Add helpers", sources(kept=True))
+    analysis = analyse(repo.change("Tidy the helpers", sources(kept=False)))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
+
+
+def test_deprecated_added_to_a_public_method_is_a_deprecation(repo: Repo) -> None:
+    deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated // since 2.3\n  public int parse")
+    reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])
+    analysis = analyse(repo.change("Tidy the reader", {f"{_MAIN}/Reader.java": reader}))
+    assert surface(analysis) == {("deprecation", "deprecated", "parse(String)", None, None, None)}
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance == Importance.medium
+    assert not analysis.flags.breaking
+
+
+def _kotlin(functions: str) -> str:
+    padding = "".join(f"    private val limit{i} = {i}\n" for i in range(10))
+    return f"package com.acme.json\n\nclass Writer {{\n{padding}\n{functions}}}\n"
+
+
+_KOTLIN_FUNCTIONS = (
+    "    fun write(value: Any?, indent: Int = 2): String {\n        return value.toString()\n    }\n\n"
+    "    private fun escape(text: String): String {\n        return text\n    }\n\n"
+)
+
+
+def test_a_kotlin_function_removed_is_breaking_a_private_one_is_not(repo: Repo) -> None:
+    writer = "src/main/kotlin/com/acme/json/Writer.kt"
+    repo.change("Add the writer", {writer: _kotlin(_KOTLIN_FUNCTIONS)})
+    private_gone = _KOTLIN_FUNCTIONS.split("\n\n")[0] + "\n\n"
+    analysis = analyse(repo.change("Tidy the writer", {writer: _kotlin(private_gone)}))
+    assert not analysis.flags.breaking
+    analysis = analyse(repo.change("Tidy the writer", {writer: _kotlin("")}))
+    assert surface(analysis) == {("public_api", "removed", "write(Any?, Int)", None, None, None)}
+    assert analysis.flags.breaking
+
+
+def test_a_public_helper_a_refactor_extracts_is_no_new_type(repo: Repo) -> None:
+    """A method is named `name(...)`, a type `Name`: only a new type is the new-type rule's feature of medium."""
+    reader = _class("Reader", [*_READER_METHODS, _method("isBlank", "String text")])
+    analysis = analyse(repo.change("refactor: extract the blank check", {f"{_MAIN}/Reader.java": reader}))
+    assert ("public_api", "added", "isBlank(String)", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+
+
+def test_a_public_method_the_source_grows_by_is_new_capability(repo: Repo) -> None:
+    """Like a new public function in Python or Rust, a new public Java method votes for a feature (`[diff]`)."""
+    reader = _class("Reader", [*_READER_METHODS, _method("skipValue", "String text")])
+    analysis = analyse(repo.change("Update the reader", {f"{_MAIN}/Reader.java": reader}))
+    assert analysis.type == ChangeType.feat
