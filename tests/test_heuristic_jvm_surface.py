@@ -156,6 +156,13 @@ def test_a_public_helper_a_refactor_extracts_is_no_new_type(repo: Repo) -> None:
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
 
 
+def test_a_title_naming_the_issue_it_closes_is_read_after_the_reference(repo: Repo) -> None:
+    """`Fix #12: add X` closes issue 12, which asked for a feature: the words after the reference say what it is."""
+    reader = _class("Reader", [*_READER_METHODS, _method("skipValue", "String text")])
+    analysis = analyse(repo.change("Fix #12: add `Reader.skipValue()`", {f"{_MAIN}/Reader.java": reader}))
+    assert analysis.type == ChangeType.feat
+
+
 def test_a_public_method_the_source_grows_by_is_new_capability(repo: Repo) -> None:
     """Like a new public function in Python or Rust, a new public Java method votes for a feature (`[diff]`)."""
     reader = _class("Reader", [*_READER_METHODS, _method("skipValue", "String text")])
