@@ -168,3 +168,15 @@ def test_a_public_method_the_source_grows_by_is_new_capability(repo: Repo) -> No
     reader = _class("Reader", [*_READER_METHODS, _method("skipValue", "String text")])
     analysis = analyse(repo.change("Update the reader", {f"{_MAIN}/Reader.java": reader}))
     assert analysis.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- Javadoc
+
+
+def test_javadoc_lines_whose_star_runs_into_an_html_tag_are_comments(repo: Repo) -> None:
+    """` *<p>` is how many Java libraries open a Javadoc paragraph: a commit adding only such lines documents."""
+    note = "  /**\n   * Parses.\n   *<p>\n   * NOTE: renamed in 3.0.\n   *</p>\n   */\n"
+    reader = _class("Reader", [note + _READER_METHODS[0], *_READER_METHODS[1:]])
+    analysis = analyse(repo.change("Add a note on the upcoming rename", {f"{_MAIN}/Reader.java": reader}))
+    assert analysis.type == ChangeType.docs
+    assert analysis.importance == Importance.low
