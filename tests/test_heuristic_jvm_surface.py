@@ -126,6 +126,15 @@ def test_deprecated_added_to_a_public_method_is_a_deprecation(repo: Repo) -> Non
     assert not analysis.flags.breaking
 
 
+def test_a_title_deprecating_what_the_diff_still_declares_is_not_breaking(repo: Repo) -> None:
+    """ "Deprecate X" often removes X in the same commit; when the diff only marks it, users' code keeps working."""
+    deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated\n  public int parse")
+    reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])
+    analysis = analyse(repo.change("Deprecate `Reader.parse(String)`", {f"{_MAIN}/Reader.java": reader}))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
+    assert not analysis.flags.breaking
+
+
 def _kotlin(functions: str) -> str:
     padding = "".join(f"    private val limit{i} = {i}\n" for i in range(10))
     return f"package com.acme.json\n\nclass Writer {{\n{padding}\n{functions}}}\n"

@@ -20,6 +20,10 @@ from repodaily.models import FileStatus, SurfaceAction, SurfaceChange, SurfaceKi
 __all__ = ["weigh_surface"]
 
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
+#: What a surface change does that stops existing users' code or configuration working.
+_BREAKS = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises, SurfaceAction.default_changed)
+#: How a commit declares a break itself (`feat!:`, a `BREAKING CHANGE:` footer): no diff overrules that.
+_DECLARED = ("bang", "footer")
 
 
 def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title, facts: Files) -> None:
@@ -51,6 +55,22 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
             evidence.floors.append((rule.min_importance, cite))
+    _keeps_working(evidence, surface)
+
+
+def _keeps_working(evidence: Evidence, surface: list[SurfaceChange]) -> None:
+    """A deprecation the diff shows still declaring what it deprecates, and nothing gone: no break yet.
+
+    A title's "Deprecate X" is read as breaking, since what it deprecates often
+    goes in the same commit; when the surface shows X only starting to warn (or
+    marked ``@Deprecated``) and nothing removed, renamed or changed, users'
+    code keeps working through the transition period (RUBRIC.md: a deprecation
+    is medium, not breaking).
+    """
+    deprecates = any(c.change == SurfaceAction.deprecated for c in surface)
+    declared = evidence.signals.get("breaking") in _DECLARED
+    if deprecates and not declared and not any(c.change in _BREAKS for c in surface):
+        evidence.signals.pop("breaking", None)
 
 
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
