@@ -1,4 +1,6 @@
-"""The heuristic reads a JVM library's public surface: the Java and Kotlin types and members it offers.
+"""The heuristic reads a JVM library's public surface (the Java and Kotlin types and members it offers) and
+the conventions of the projects that publish such libraries: Javadoc, titles that name the issue they close,
+"Minor tweaks".
 
 A Java library's users call its ``public`` and subclass its ``protected`` types
 and members; Kotlin's declarations are public unless they say otherwise. A hunk
@@ -179,7 +181,7 @@ def test_a_public_method_the_source_grows_by_is_new_capability(repo: Repo) -> No
     assert analysis.type == ChangeType.feat
 
 
-# --------------------------------------------------------------------------- Javadoc
+# --------------------------------------------------------------------------- Javadoc and titles
 
 
 def test_javadoc_lines_whose_star_runs_into_an_html_tag_are_comments(repo: Repo) -> None:
@@ -189,3 +191,15 @@ def test_javadoc_lines_whose_star_runs_into_an_html_tag_are_comments(repo: Repo)
     analysis = analyse(repo.change("Add a note on the upcoming rename", {f"{_MAIN}/Reader.java": reader}))
     assert analysis.type == ChangeType.docs
     assert analysis.importance == Importance.low
+
+
+def test_a_title_calling_a_small_edit_minor_tweaks_is_a_low_refactor(repo: Repo) -> None:
+    """Without it a small edit of existing code reads as a fix of medium importance."""
+
+    def returning(value: str) -> str:
+        return _class("Reader", [_READER_METHODS[0].replace("return 0;", f"return {value};"), *_READER_METHODS[1:]])
+
+    analysis = analyse(repo.change("Minor tweaks", {f"{_MAIN}/Reader.java": returning("-1")}))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    analysis = analyse(repo.change("Minor fix to the reader's result", {f"{_MAIN}/Reader.java": returning("1")}))
+    assert analysis.type == ChangeType.fix
