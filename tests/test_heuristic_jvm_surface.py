@@ -118,6 +118,16 @@ def test_what_a_library_keeps_to_itself_is_no_surface(repo: Repo) -> None:
     assert not analysis.flags.breaking
 
 
+def test_a_declaration_commented_out_is_no_surface(repo: Repo) -> None:
+    """`//public boolean hasToken()` left as a note: deleting the note removes nothing users call."""
+    note = "  //public boolean hasToken()\n  // public String currentName()\n\n"
+    repo.change("Note the accessors", {f"{_MAIN}/Reader.java": _class("Reader", [*_READER_METHODS, note])})
+    edited = [_READER_METHODS[0].replace("return 0;", "return 1;"), *_READER_METHODS[1:]]
+    analysis = analyse(repo.change("Drop the note", {f"{_MAIN}/Reader.java": _class("Reader", edited)}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
+
+
 def test_deprecated_added_to_a_public_method_is_a_deprecation(repo: Repo) -> None:
     deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated // since 2.3\n  public int parse")
     reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])

@@ -36,7 +36,7 @@ _VISIBLE_WORDS = ("public ", "protected ", "fun ", "class ", "interface ", "obje
 
 # The annotations on the lines before a declaration, then the declaration's line. Java: a `public` or
 # `protected` type or member; Kotlin: a `fun`, `class`, `interface` or `object` not `private` or `internal`.
-_ANNOTATIONS = r"(?P<annotations>(?:[ \t]*@[\w.]+(?:\([^\n]*\))?[^\n]*\n)*)"
+_ANNOTATIONS = r"^(?P<annotations>(?:[ \t]*@[\w.]+(?:\([^\n]*\))?[^\n]*\n)*)"
 _JAVA = re.compile(
     _ANNOTATIONS + r"[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*(?:public|protected)\b(?P<rest>[^\n]*)", re.M
 )
