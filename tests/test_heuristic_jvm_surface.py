@@ -128,6 +128,19 @@ def test_a_declaration_commented_out_is_no_surface(repo: Repo) -> None:
     assert not analysis.flags.breaking
 
 
+def test_an_override_removed_is_no_surface(repo: Repo) -> None:
+    """An override implements what a supertype declares: callers still reach it (an anonymous class's too)."""
+    overrides = (
+        '  @Override\n  public String toString() {\n    return "reader";\n  }\n\n'
+        "  private static final java.util.Comparator<String> ORDER = new java.util.Comparator<String>() {\n"
+        "    @Override public int compare(String a, String b) {\n      return a.length() - b.length();\n    }\n  };\n\n"
+    )
+    repo.change("Describe the reader", {f"{_MAIN}/Reader.java": _class("Reader", [*_READER_METHODS, overrides])})
+    analysis = analyse(repo.change("Tidy the reader", {f"{_MAIN}/Reader.java": _class("Reader", _READER_METHODS)}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
+
+
 def test_deprecated_added_to_a_public_method_is_a_deprecation(repo: Repo) -> None:
     deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated // since 2.3\n  public int parse")
     reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])
@@ -145,6 +158,17 @@ def test_a_title_deprecating_what_the_diff_still_declares_is_not_breaking(repo: 
     analysis = analyse(repo.change("Deprecate `Reader.parse(String)`", {f"{_MAIN}/Reader.java": reader}))
     assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
     assert not analysis.flags.breaking
+
+
+def test_an_annotation_on_the_declarations_line_belongs_to_that_declaration_only(repo: Repo) -> None:
+    one_liners = "  @Deprecated public int legacy() { return 0; }\n  public int modern() { return 1; }\n"
+    reader = _class("Reader", [*_READER_METHODS, one_liners])
+    analysis = analyse(repo.change("Tidy the reader", {f"{_MAIN}/Reader.java": reader}))
+    assert {(c.kind, c.name) for c in analysis.surface} == {
+        ("public_api", "legacy()"),
+        ("public_api", "modern()"),
+        ("deprecation", "legacy()"),
+    }
 
 
 def _kotlin(functions: str) -> str:

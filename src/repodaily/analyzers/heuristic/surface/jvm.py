@@ -34,9 +34,10 @@ _HIDDEN_PACKAGE = re.compile(r"/(?:internal|impl|shaded)/")
 #: What starts a public declaration on some line of a patch: the cheap test before any side is read.
 _VISIBLE_WORDS = ("public ", "protected ", "fun ", "class ", "interface ", "object ")
 
-# The annotations on the lines before a declaration, then the declaration's line. Java: a `public` or
-# `protected` type or member; Kotlin: a `fun`, `class`, `interface` or `object` not `private` or `internal`.
-_ANNOTATIONS = r"^(?P<annotations>(?:[ \t]*@[\w.]+(?:\([^\n]*\))?[^\n]*\n)*)"
+# The annotations on lines of their own before a declaration (a comment may follow them), then the
+# declaration's line. Java: a `public` or `protected` type or member; Kotlin: a `fun`, `class`,
+# `interface` or `object` not `private` or `internal`.
+_ANNOTATIONS = r"^(?P<annotations>(?:[ \t]*@[\w.]+(?:\([^\n]*\))?[ \t]*(?://[^\n]*)?\n)*)"
 _JAVA = re.compile(
     _ANNOTATIONS + r"[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*(?:public|protected)\b(?P<rest>[^\n]*)", re.M
 )
@@ -58,6 +59,7 @@ _HIDDEN_TYPE = re.compile(
 #: A Kotlin declaration is public unless it says otherwise.
 _KOTLIN_HIDDEN_TYPE = re.compile(r"^\s*(?:[a-z]+\s+)*(?:private|internal)\s+(?:[a-z]+\s+)*(?:class|object|interface)\b")
 _DEPRECATED = "@Deprecated"
+_OVERRIDE = re.compile(r"@Override\b|\boverride\b")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -72,7 +74,10 @@ def _wanted(path: str, patch: str) -> bool:
 
 
 def jvm_api(side: Side) -> Iterator[Found]:
-    """Public types and members a side declares (``public_api``), and those it marks ``@Deprecated``."""
+    """Public types and members a side declares (``public_api``), and those it marks ``@Deprecated``.
+
+    Each declaration comes with its marks: the annotations above it and its modifiers.
+    """
     if not jvm_source(side.path):
         return
     kotlin = side.path.endswith(".kt")
@@ -80,7 +85,9 @@ def jvm_api(side: Side) -> Iterator[Found]:
         return
     declarations = _kotlin(side.text) if kotlin else _java(side.text)
     for name, marks in declarations:
-        if name.startswith("_"):  # a leading underscore marks a member the library keeps to itself, public or not
+        # A leading underscore marks a member the library keeps to itself, public or not; an override
+        # implements what a supertype declares, which callers still reach when the override goes.
+        if name.startswith("_") or _OVERRIDE.search(marks):
             continue
         yield Found(SurfaceKind.public_api, name)
         if _DEPRECATED in marks:
@@ -92,15 +99,13 @@ def _java(text: str) -> Iterator[tuple[str, str]]:
         # Annotations blanked in place, so a position in the line is one in the text.
         rest = _INLINE_ANNOTATION.sub(lambda a: " " * len(a.group()), match.group("rest"))
         head = rest.split("=")[0]  # a field's initialiser may call a constructor: `= new Foo(...)`
+        marks = text[match.start() : match.start("rest")]  # the annotations and the visibility
         if kind := _TYPE.search(rest):
-            yield kind.group("name"), match.group("annotations")
+            yield kind.group("name"), marks
         elif call := _CALLABLE.search(head):
-            yield (
-                _signature(call.group("name"), balanced(text, match.start("rest") + call.end())),
-                match.group("annotations"),
-            )
+            yield _signature(call.group("name"), balanced(text, match.start("rest") + call.end())), marks
         elif field := _FIELD.search(_GENERICS.sub("", head.rstrip() or rest)):
-            yield field.group("name"), match.group("annotations")
+            yield field.group("name"), marks
 
 
 def _kotlin(text: str) -> Iterator[tuple[str, str]]:
@@ -110,7 +115,7 @@ def _kotlin(text: str) -> Iterator[tuple[str, str]]:
         name = match.group("name")
         if match.group("keyword") == "fun" and (paren := text.find("(", match.end())) != -1:
             name = _signature(name, balanced(text, paren + 1), kotlin=True)
-        yield name, match.group("annotations")
+        yield name, match.group("annotations") + match.group("modifiers")
 
 
 def _signature(name: str, parameters: str, *, kotlin: bool = False) -> str:
