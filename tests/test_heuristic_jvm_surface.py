@@ -118,6 +118,30 @@ def test_what_a_library_keeps_to_itself_is_no_surface(repo: Repo) -> None:
     assert not analysis.flags.breaking
 
 
+def _interface(methods: str) -> str:
+    constants = "".join(f"  int LIMIT_{i} = {i};\n" for i in range(10))
+    return f"package com.acme.json;\n\n/** A pool. */\npublic interface Pool<P> {{\n{constants}\n{methods}}}\n"
+
+
+def test_a_public_interfaces_methods_are_public_without_saying_so(repo: Repo) -> None:
+    methods = (
+        "  P acquire();\n\n  void release(P pooled);\n\n"
+        "  default int size() {\n    return acquire() == null ? 0 : 1;\n  }\n"
+    )
+    repo.change("Add the pool", {f"{_MAIN}/Pool.java": _interface(methods)})
+    changed = methods.replace("  void release(P pooled);\n\n", "  boolean clear();\n\n")
+    analysis = analyse(repo.change("Rework the pool", {f"{_MAIN}/Pool.java": _interface(changed)}))
+    assert surface(analysis) == {
+        ("public_api", "removed", "release(P)", None, None, None),
+        ("public_api", "added", "clear()", None, None, None),
+    }
+    assert analysis.flags.breaking
+    # In a class, a method that says nothing is package-private: no surface.
+    hidden = _class("Reader", [*_READER_METHODS, "  int count(String text) {\n    return 0;\n  }\n"])
+    analysis = analyse(repo.change("Count in the reader", {f"{_MAIN}/Reader.java": hidden}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+
+
 def test_a_declaration_commented_out_is_no_surface(repo: Repo) -> None:
     """`//public boolean hasToken()` left as a note: deleting the note removes nothing users call."""
     note = "  //public boolean hasToken()\n  // public String currentName()\n\n"

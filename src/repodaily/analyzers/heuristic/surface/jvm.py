@@ -12,7 +12,8 @@ A member that moves (to a superclass, to another hunk or file) keeps its name
 and is no change; a member removed, or whose parameter types change, is gone
 for the code that called it. A type is named by its simple name. The class a
 hunk sits in is read from the hunk's header when git names it there: the
-members of a class that is not public are nobody's API.
+members of a class that is not public are nobody's API, and those of a public
+interface are public without saying so.
 """
 
 from __future__ import annotations
@@ -56,6 +57,16 @@ _FIELD = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|;|$)")
 _HIDDEN_TYPE = re.compile(
     r"^\s*(?:(?:private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|interface|enum|record)\b"
 )
+#: A hunk header that declares a public interface: its methods are public without saying so.
+_PUBLIC_INTERFACE = re.compile(r"^\s*public\s+(?:[a-z]+\s+)*@?interface\b")
+#: A method of an interface that does not write its visibility: `Type name(` at the start of a line, with
+#: `default` or `static` or neither (a statement never starts with a type followed by a call).
+_INTERFACE_METHOD = re.compile(
+    _ANNOTATIONS + r"[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*(?:(?:default|static|abstract)[ \t]+)*"
+    r"(?!(?:return|new|throw|else|assert|case|yield|public|protected|private)\b)(?:<[^>\n]*>[ \t]*)?"
+    r"[A-Za-z_][\w.]*(?:<[^\n(]*>)?(?:\[\])*[ \t]+(?P<name>[a-z_]\w*)[ \t]*\(",
+    re.M,
+)
 #: A Kotlin declaration is public unless it says otherwise.
 _KOTLIN_HIDDEN_TYPE = re.compile(r"^\s*(?:[a-z]+\s+)*(?:private|internal)\s+(?:[a-z]+\s+)*(?:class|object|interface)\b")
 _DEPRECATED = "@Deprecated"
@@ -83,7 +94,10 @@ def jvm_api(side: Side) -> Iterator[Found]:
     kotlin = side.path.endswith(".kt")
     if (_KOTLIN_HIDDEN_TYPE if kotlin else _HIDDEN_TYPE).match(side.header):
         return
-    declarations = _kotlin(side.text) if kotlin else _java(side.text)
+    if kotlin:
+        declarations = _kotlin(side.text)
+    else:
+        declarations = _java(side.text, interface=_PUBLIC_INTERFACE.match(side.header) is not None)
     for name, marks in declarations:
         # A leading underscore marks a member the library keeps to itself, public or not; an override
         # implements what a supertype declares, which callers still reach when the override goes.
@@ -94,7 +108,12 @@ def jvm_api(side: Side) -> Iterator[Found]:
             yield Found(SurfaceKind.deprecation, name, "warns")
 
 
-def _java(text: str) -> Iterator[tuple[str, str]]:
+def _java(text: str, *, interface: bool) -> Iterator[tuple[str, str]]:
+    """Declarations that say `public` or `protected`, and in a public interface the methods that say neither."""
+    if interface:
+        for method in _INTERFACE_METHOD.finditer(text):
+            marks = text[method.start() : method.start("name")]
+            yield _signature(method.group("name"), balanced(text, method.end())), marks
     for match in _JAVA.finditer(text):
         # Annotations blanked in place, so a position in the line is one in the text.
         rest = _INLINE_ANNOTATION.sub(lambda a: " " * len(a.group()), match.group("rest"))
