@@ -165,6 +165,21 @@ def test_an_override_removed_is_no_surface(repo: Repo) -> None:
     assert not analysis.flags.breaking
 
 
+def test_an_abstract_method_made_an_override_is_still_there(repo: Repo) -> None:
+    """The declaration goes, an override of the same signature comes: callers call it as before."""
+    abstract = "  public abstract int size();\n\n"
+    concrete = "  @Override public int size() {\n    return 0;\n  }\n\n"
+    base = f"{_MAIN}/BaseReader.java"
+
+    def declaring(size: str) -> dict[str, str]:
+        return {base: _class("BaseReader", [size, *_READER_METHODS], "public abstract class")}
+
+    repo.change("Size the reader", declaring(abstract))
+    analysis = analyse(repo.change("Size every reader", declaring(concrete)))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
+
+
 def test_deprecated_added_to_a_public_method_is_a_deprecation(repo: Repo) -> None:
     deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated // since 2.3\n  public int parse")
     reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])

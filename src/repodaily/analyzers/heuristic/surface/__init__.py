@@ -38,7 +38,7 @@ from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.entry_points import entry_point_changes
-from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found, package_root
+from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, RESTATED, Found, package_root
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
 from repodaily.analyzers.heuristic.surface.jvm import JVM_API
 from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
@@ -119,6 +119,8 @@ def _compare(
             changes += _deprecation(name, old, new)
             continue
         where = _shown_path(new or old)
+        if all(seen.found.value == RESTATED for seen in old or new) and not (old and new):
+            continue  # an override alone is neither added nor removed
         if not old:
             changes.append(SurfaceChange(kind=kind, name=name, change=SurfaceAction.added, path=where))
         elif not new:

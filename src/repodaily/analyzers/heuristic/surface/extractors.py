@@ -17,7 +17,13 @@ from dataclasses import dataclass
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
-__all__ = ["EXTRACTORS", "Extractor", "Found", "config_file", "env_file", "public_module"]
+__all__ = ["EXTRACTORS", "RESTATED", "Extractor", "Found", "config_file", "env_file", "public_module"]
+
+
+#: The value of a declaration that restates what a supertype declares (a Java or Kotlin override): it keeps
+#: its name on the side it is on, so a declaration it replaces is no removal, but it is never added or removed
+#: itself (callers still reach the supertype's).
+RESTATED = "restated"
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from repodaily.analyzers.heuristic.surface.extractors import Extractor, Found
+from repodaily.analyzers.heuristic.surface.extractors import RESTATED, Extractor, Found
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
@@ -99,11 +99,11 @@ def jvm_api(side: Side) -> Iterator[Found]:
     else:
         declarations = _java(side.text, interface=_PUBLIC_INTERFACE.match(side.header) is not None)
     for name, marks in declarations:
-        # A leading underscore marks a member the library keeps to itself, public or not; an override
-        # implements what a supertype declares, which callers still reach when the override goes.
-        if name.startswith("_") or _OVERRIDE.search(marks):
+        if name.startswith("_"):  # a leading underscore marks a member the library keeps to itself, public or not
             continue
-        yield Found(SurfaceKind.public_api, name)
+        # An override implements what a supertype declares: callers still reach that one when it goes, and a
+        # declaration it replaces (an abstract method made concrete) is still there.
+        yield Found(SurfaceKind.public_api, name, RESTATED if _OVERRIDE.search(marks) else None)
         if _DEPRECATED in marks:
             yield Found(SurfaceKind.deprecation, name, "warns")
 
