@@ -276,3 +276,25 @@ def test_a_title_calling_a_small_edit_minor_tweaks_is_a_low_refactor(repo: Repo)
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
     analysis = analyse(repo.change("Minor fix to the reader's result", {f"{_MAIN}/Reader.java": returning("1")}))
     assert analysis.type == ChangeType.fix
+
+
+# --------------------------------------------------------------------------- Gradle
+
+
+def _gradle(toolchain: str, compatibility: str) -> str:
+    return (
+        'plugins {\n    `java-library`\n    kotlin("jvm") version "2.0.21"\n}\n\n'
+        f"kotlin {{\n    jvmToolchain({toolchain})\n}}\n\n"
+        f"java {{\n    sourceCompatibility = JavaVersion.{compatibility}\n}}\n\n"
+        'dependencies {\n    api("com.squareup.okio:okio:3.9.1")\n}\n'
+    )
+
+
+def test_a_java_level_raised_in_a_gradle_build_script_is_a_breaking_toolchain_floor(repo: Repo) -> None:
+    repo.change("Add the build", {"build.gradle.kts": _gradle("8", "VERSION_1_8")})
+    analysis = analyse(repo.change("Build with a newer JDK", {"build.gradle.kts": _gradle("17", "VERSION_17")}))
+    assert ("dependency_floor", "raised_floor", "jvmToolchain", "8", "17", None) in surface(analysis)
+    assert ("dependency_floor", "raised_floor", "sourceCompatibility", "8", "17", None) in surface(analysis)
+    assert analysis.type == ChangeType.build
+    assert analysis.importance == Importance.high
+    assert analysis.flags.breaking

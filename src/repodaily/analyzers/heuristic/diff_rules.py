@@ -108,6 +108,7 @@ class DependencyRules(Strict):
     setting_last_words: list[str] = Field(default_factory=list)
     version_line: str
     element_line: str = r"(?!)"
+    call_line: str = r"(?!)"
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
@@ -196,7 +197,7 @@ class DependencyRules(Strict):
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
         return self._manifests.matches(path) and not self._not_shipped.matches(path)
 
-    @field_validator("version_line", "element_line")
+    @field_validator("version_line", "element_line", "call_line")
     @classmethod
     def _check_line(cls, value: str) -> str:
         return check_regex(value, groups=("name", "version"))
@@ -214,13 +215,23 @@ class DependencyRules(Strict):
     def element_regex(self) -> re.Pattern[str]:
         return re.compile(self.element_line, FLAGS)
 
-    def version_match(self, line: str) -> re.Match[str] | None:
-        """A manifest line naming something beside its version: a ``version_line``, or an XML element's.
+    @cached_property
+    def call_regex(self) -> re.Pattern[str]:
+        return re.compile(self.call_line, FLAGS)
 
-        An element (``<maven.compiler.release>8</...>``) holds a version when it is
-        dotted (``<protobufVersion>4.27.2</...>``) or sets a toolchain: a bare count
-        in any other element (``<maven.compiler.testRelease>``, ``<forkCount>``) is none.
+    def version_match(self, line: str) -> re.Match[str] | None:
+        """A manifest line naming something beside its version: a ``call_line``, a ``version_line``, or an XML
+        element's.
+
+        A build script's setting (``jvmToolchain(17)``) is read first, so that a
+        Java level reads the same however each side writes it (``'1.8'``, then
+        ``JavaVersion.VERSION_11``). An element (``<maven.compiler.release>8</...>``)
+        holds a version when it is dotted (``<protobufVersion>4.27.2</...>``) or sets
+        a toolchain: a bare count in any other element (``<maven.compiler.testRelease>``,
+        ``<forkCount>``) is none.
         """
+        if match := self.call_regex.match(line):
+            return match
         if match := self.line_regex.match(line):
             return match
         match = self.element_regex.match(line)
