@@ -3,8 +3,9 @@
 A Java library's users call its ``public`` (and subclass its ``protected``)
 types and members; a Kotlin declaration is public unless it says otherwise.
 Packages named ``internal``, ``impl`` or ``shaded``, and members whose name
-starts with ``_``, are the library's own by convention, and test, example and benchmark trees never reach the
-``surface`` reader (their path class is not source).
+starts with ``_``, are the library's own by convention; test, example and
+benchmark trees never reach the ``surface`` reader (their path class is not
+source).
 
 A hunk rarely shows the class a member belongs to, so a member is named by its
 signature alone: ``parse(String, boolean)``, a constructor by its class's name.
@@ -26,10 +27,10 @@ from repodaily.analyzers.heuristic.surface.extractors import RESTATED, Extractor
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
-__all__ = ["JVM_API", "JVM_SOURCES", "jvm_api", "jvm_source"]
+__all__ = ["JVM_API"]
 
 #: Java and Kotlin sources (the generic `public_api` extractor leaves them to this one).
-JVM_SOURCES = (".java", ".kt")
+_SOURCES = (".java", ".kt")
 #: Packages a JVM library keeps for itself by name (`com.acme.internal`, `impl`, a shaded copy of a dependency).
 _HIDDEN_PACKAGE = re.compile(r"/(?:internal|impl|shaded)/")
 #: What starts a public declaration on some line of a patch: the cheap test before any side is read.
@@ -47,7 +48,7 @@ _KOTLIN = re.compile(
     r"(?:<[^>\n]*>[ \t]*)?(?:[\w.]+\.)?(?P<name>[A-Za-z_]\w*)",
     re.M,
 )
-_KOTLIN_HIDDEN = frozenset({"private", "internal", "local"})
+_KOTLIN_HIDDEN = frozenset({"private", "internal"})
 _TYPE = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+(?P<name>[A-Za-z_$][\w$]*)")
 _INLINE_ANNOTATION = re.compile(r"@[\w.]+(?:\([^)]*\))?")
 _GENERICS = re.compile(r"<[^<>]*>")
@@ -76,7 +77,7 @@ _OVERRIDE = re.compile(r"@Override\b|\boverride\b")
 @functools.lru_cache(maxsize=4096)
 def jvm_source(path: str) -> bool:
     """A Java or Kotlin source outside the packages a library keeps to itself."""
-    return path.endswith(JVM_SOURCES) and _HIDDEN_PACKAGE.search(f"/{path}") is None
+    return path.endswith(_SOURCES) and _HIDDEN_PACKAGE.search(f"/{path}") is None
 
 
 def _wanted(path: str, patch: str) -> bool:
@@ -128,6 +129,7 @@ def _java(text: str, *, interface: bool) -> Iterator[tuple[str, str]]:
 
 
 def _kotlin(text: str) -> Iterator[tuple[str, str]]:
+    """Functions and types not `private` or `internal`, functions named by their parameters' types."""
     for match in _KOTLIN.finditer(text):
         if not _KOTLIN_HIDDEN.isdisjoint(match.group("modifiers").split()):
             continue
