@@ -233,10 +233,15 @@ def test_a_kotlin_function_removed_is_breaking_a_private_one_is_not(repo: Repo) 
 
 
 def test_a_public_helper_a_refactor_extracts_is_no_new_type(repo: Repo) -> None:
-    """A method is named `name(...)`, a type `Name`: only a new type is the new-type rule's feature of medium."""
+    """A method is named `name(...)`, a constant `NAME`, a type `Name`: only a new type is a feature of medium."""
     reader = _class("Reader", [*_READER_METHODS, _method("isBlank", "String text")])
     analysis = analyse(repo.change("refactor: extract the blank check", {f"{_MAIN}/Reader.java": reader}))
     assert ("public_api", "added", "isBlank(String)", None, None, None) in surface(analysis)
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    constant = "  public static final int MAX_DEPTH = 1000;\n\n"
+    reader = _class("Reader", [constant, *_READER_METHODS, _method("isBlank", "String text")])
+    analysis = analyse(repo.change("refactor: name the depth limit", {f"{_MAIN}/Reader.java": reader}))
+    assert ("public_api", "added", "MAX_DEPTH", None, None, None) in surface(analysis)
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
 
 
