@@ -221,14 +221,17 @@ _KOTLIN_FUNCTIONS = (
 )
 
 
-def test_a_kotlin_function_removed_is_breaking_a_private_one_is_not(repo: Repo) -> None:
+def test_a_kotlin_function_removed_is_breaking_a_private_one_or_a_new_defaulted_parameter_is_not(repo: Repo) -> None:
     writer = "src/main/kotlin/com/acme/json/Writer.kt"
     repo.change("Add the writer", {writer: _kotlin(_KOTLIN_FUNCTIONS)})
-    private_gone = _KOTLIN_FUNCTIONS.split("\n\n")[0] + "\n\n"
+    defaulted = _KOTLIN_FUNCTIONS.replace("indent: Int = 2)", "indent: Int = 2, pretty: Boolean = false)")
+    analysis = analyse(repo.change("Let the writer pretty-print", {writer: _kotlin(defaulted)}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    private_gone = defaulted.split("\n\n")[0] + "\n\n"
     analysis = analyse(repo.change("Tidy the writer", {writer: _kotlin(private_gone)}))
     assert not analysis.flags.breaking
     analysis = analyse(repo.change("Tidy the writer", {writer: _kotlin("")}))
-    assert surface(analysis) == {("public_api", "removed", "write(Any?, Int)", None, None, None)}
+    assert surface(analysis) == {("public_api", "removed", "write(Any?)", None, None, None)}
     assert analysis.flags.breaking
 
 

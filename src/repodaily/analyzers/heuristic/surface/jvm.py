@@ -143,7 +143,9 @@ def _signature(name: str, parameters: str, *, kotlin: bool = False) -> str:
     """``name(Type, Type)``: the parameters' types, without their names, annotations, modifiers or type arguments.
 
     Java writes ``final Type name``, Kotlin ``name: Type = default``; a parameter
-    renamed is no change to callers, a type changed is.
+    renamed is no change to callers, a type changed is. A Kotlin parameter with
+    a default is left out: callers that do not pass it compile as before
+    (``base64()`` still calls ``base64(padding: Boolean = true)``).
     """
     flat = _INLINE_ANNOTATION.sub(" ", parameters)
     while _GENERICS.search(flat):
@@ -151,7 +153,9 @@ def _signature(name: str, parameters: str, *, kotlin: bool = False) -> str:
     types = []
     for parameter in (p.strip() for p in flat.split(",") if p.strip()):
         if kotlin:
-            types.append(parameter.partition(":")[2].partition("=")[0].strip())
+            declared, _, default = parameter.partition("=")
+            if not default:
+                types.append(declared.partition(":")[2].strip())
         else:
             words = [w for w in parameter.replace("...", "... ").split() if w != "final"]
             types.append(" ".join(words[:-1]).replace(" ...", "..."))
