@@ -306,3 +306,13 @@ def test_a_java_level_raised_in_a_gradle_build_script_is_a_breaking_toolchain_fl
     assert analysis.type == ChangeType.build
     assert analysis.importance == Importance.high
     assert analysis.flags.breaking
+
+
+def test_gradle_build_logic_is_build_not_the_librarys_surface(repo: Repo) -> None:
+    """`buildSrc/` and `build-logic/` hold the conventions the build scripts apply: nothing users call."""
+    logic = 'object Deps {\n    fun okio(version: String) = "com.squareup.okio:okio:$version"\n}\n'
+    repo.change("Add build logic", {"buildSrc/src/main/kotlin/Deps.kt": logic})
+    analysis = analyse(repo.change("Move to version catalogs", {"buildSrc/src/main/kotlin/Deps.kt": "object Deps\n"}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert analysis.type == ChangeType.build
+    assert not analysis.flags.breaking
