@@ -316,3 +316,11 @@ def test_gradle_build_logic_is_build_not_the_librarys_surface(repo: Repo) -> Non
     assert not [c for c in analysis.surface if c.kind == "public_api"]
     assert analysis.type == ChangeType.build
     assert not analysis.flags.breaking
+
+
+def test_a_samples_tree_is_examples_not_the_librarys_surface(repo: Repo) -> None:
+    sample = "src/main/java/com/acme/sample/Recipes.java"
+    repo.change("Add a recipe", {f"samples/{sample}": _class("Recipes", [_method("readAll", "String path")])})
+    analysis = analyse(repo.change("Update the recipes", {f"samples/{sample}": _class("Recipes", [])}))
+    assert not [c for c in analysis.surface if c.kind == "public_api"]
+    assert not analysis.flags.breaking
