@@ -15,9 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_surface import Repo, analyse, surface
+from test_surface import Repo, analyse, heuristic_input, surface
 
-from repodaily.models import ChangeType, Importance
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.models import ChangeType, Importance, PullRequest
 
 _MAIN = "src/main/java/com/acme/json"
 
@@ -208,6 +209,17 @@ def test_an_annotation_on_the_declarations_line_belongs_to_that_declaration_only
         ("public_api", "modern()"),
         ("deprecation", "legacy()"),
     }
+
+
+def test_a_deprecation_its_maintainers_label_breaking_stays_breaking(repo: Repo) -> None:
+    deprecated = _READER_METHODS[0].replace("  public int parse", "  @Deprecated\n  public int parse")
+    reader = _class("Reader", [deprecated, *_READER_METHODS[1:]])
+    commit = repo.change("Deprecate `Reader.parse(String)`", {f"{_MAIN}/Reader.java": reader})
+    analyzer = HeuristicAnalyzer(language="en")
+    item = heuristic_input(commit, analyzer).model_copy(
+        update={"pull_request": PullRequest(number=12, labels=["semver-major"])}
+    )
+    assert analyzer.analyze_sync(item).flags.breaking
 
 
 def _kotlin(functions: str) -> str:

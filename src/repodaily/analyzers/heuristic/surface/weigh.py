@@ -55,20 +55,26 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
             evidence.user_facing = rule.user_facing
         if rule.min_importance is not None:
             evidence.floors.append((rule.min_importance, cite))
-    _keeps_working(evidence, surface)
+    _keeps_working(evidence, surface, rules)
 
 
-def _keeps_working(evidence: Evidence, surface: list[SurfaceChange]) -> None:
+def _keeps_working(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
     """A deprecation the diff shows still declaring what it deprecates, and nothing gone: no break yet.
 
     A title's "Deprecate X" is read as breaking, since what it deprecates often
     goes in the same commit; when the surface shows X only starting to warn (or
     marked ``@Deprecated``) and nothing removed, renamed or changed, users'
     code keeps working through the transition period (RUBRIC.md: a deprecation
-    is medium, not breaking).
+    is medium, not breaking). A break the commit or its maintainers declare
+    (``feat!:``, a footer, a pull-request label) stands.
     """
     deprecates = any(c.change == SurfaceAction.deprecated for c in surface)
-    declared = evidence.signals.get("breaking") in _DECLARED
+    labelled = any(
+        rules.labels[fired.removeprefix("labels.")].signal == "breaking"
+        for fired in evidence.fired
+        if fired.startswith("labels.")
+    )
+    declared = labelled or evidence.signals.get("breaking") in _DECLARED
     if deprecates and not declared and not any(c.change in _BREAKS for c in surface):
         evidence.signals.pop("breaking", None)
 
