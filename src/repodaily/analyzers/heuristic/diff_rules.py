@@ -110,6 +110,7 @@ class DependencyRules(Strict):
     version_line: str
     element_line: str = r"(?!)"
     standard_line: str = r"(?!)"
+    call_line: str = r"(?!)"
     title: list[str] = Field(default_factory=list)
     major_weight: float = Field(default=4.0, ge=0)
     routine_weight: float = Field(default=2.0, ge=0)
@@ -203,7 +204,7 @@ class DependencyRules(Strict):
         """A manifest declaring what users of the released package install (not a website's or a test's)."""
         return self._manifests.matches(path) and not self._not_shipped.matches(path)
 
-    @field_validator("version_line", "element_line", "standard_line")
+    @field_validator("version_line", "element_line", "standard_line", "call_line")
     @classmethod
     def _check_line(cls, value: str) -> str:
         return check_regex(value, groups=("name", "version"))
@@ -225,15 +226,25 @@ class DependencyRules(Strict):
     def standard_regex(self) -> re.Pattern[str]:
         return re.compile(self.standard_line, FLAGS)
 
-    def version_match(self, line: str) -> re.Match[str] | None:
-        """A manifest line naming something beside its version: a ``version_line``, or an XML element's.
+    @cached_property
+    def call_regex(self) -> re.Pattern[str]:
+        return re.compile(self.call_line, FLAGS)
 
-        An element (``<maven.compiler.release>8</...>``) holds a version when it is
-        dotted (``<protobufVersion>4.27.2</...>``) or sets a toolchain: a bare count
-        in any other element (``<maven.compiler.testRelease>``, ``<forkCount>``) is none.
-        A language standard a build sets by its bare year (CMake's ``set(CMAKE_CXX_STANDARD 17)``,
-        ``cxx_std_17``: a ``standard_line``) counts only as a toolchain's floor.
+    def version_match(self, line: str) -> re.Match[str] | None:
+        """A manifest line naming something beside its version: a ``call_line``, a ``version_line``, or an XML
+        element's.
+
+        A build script's setting (``jvmToolchain(17)``) is read first, so that a
+        Java level reads the same however each side writes it (``'1.8'``, then
+        ``JavaVersion.VERSION_11``). An element (``<maven.compiler.release>8</...>``)
+        holds a version when it is dotted (``<protobufVersion>4.27.2</...>``) or sets
+        a toolchain: a bare count in any other element (``<maven.compiler.testRelease>``,
+        ``<forkCount>``) is none. A language standard a build sets by its bare year
+        (CMake's ``set(CMAKE_CXX_STANDARD 17)``, ``cxx_std_17``: a ``standard_line``)
+        counts only as a toolchain's floor.
         """
+        if match := self.call_regex.match(line):
+            return match
         if match := self.line_regex.match(line):
             return match
         match = self.element_regex.match(line) or self.standard_regex.match(line)
@@ -543,6 +554,11 @@ class SurfaceRule(UnlessTitle):
     user_facing: bool | None = None
     min_importance: Importance | None = None
     paths: list[str] = Field(default_factory=list, description="Globs of the files it reads; none: every file.")
+    names: str | None = Field(
+        default=None,
+        description="A case-sensitive regex the change's name must match: a kind whose names tell two classes apart "
+        "(a JVM type, `Name`, from a member, `name(...)`).",
+    )
     steps: Literal["any", "binding", "breaking"] = Field(
         default="any",
         description="The version steps it matches: any, those that bind users (`DependencyRules.binds_users`), or "
@@ -570,14 +586,24 @@ class SurfaceRule(UnlessTitle):
     def _check_paths(cls, value: list[str]) -> list[str]:
         return check_globs(value)
 
+    @field_validator("names")
+    @classmethod
+    def _check_names(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
     @cached_property
     def _paths(self) -> Globs:
         return Globs(self.paths)
 
+    @cached_property
+    def _names(self) -> re.Pattern[str] | None:
+        return None if self.names is None else re.compile(self.names)
+
     def reads(self, change: SurfaceChange) -> bool:
-        """Whether ``change`` is of this rule's kinds and actions, in a file it reads."""
+        """Whether ``change`` is of this rule's kinds and actions, named as it asks, in a file it reads."""
         return (
             change.kind in self.kinds
             and change.change in self.actions
+            and (self._names is None or self._names.search(change.name) is not None)
             and (not self.paths or self._paths.matches(change.path))
         )

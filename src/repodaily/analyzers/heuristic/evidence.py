@@ -29,6 +29,10 @@ from repodaily.models import ChangeType, Importance
 __all__ = ["DependencyChange", "Evidence", "Reason", "apply_pattern", "read_message"]
 
 _COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
+#: A leading reference to the issue a commit closes, GitHub's closing keyword and the number ("Fix #1123: rename X",
+#: "Fixes #12 - add Y", "Fix #1438"): it links the issue, whatever its kind, so the words after it say what the
+#: commit does. Many projects title every commit so, features and refactors too.
+_ISSUE_REFERENCE = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+(?:\s*:\s*|\s+-\s+|\s*$)", re.I)
 # A message key of the rule table and the values its placeholders take.
 Reason = tuple[str, dict[str, Any]]
 
@@ -127,9 +131,10 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
                 _apply_tag(evidence, rules, rule, title.scope, cite, may_flag_security=may_flag)
         if title.bang:
             evidence.signal("breaking", "bang")
-    stripped = _COMPONENT_LABEL.sub("", title.description, count=1)
+    description = _ISSUE_REFERENCE.sub("", title.description, count=1)
+    stripped = _COMPONENT_LABEL.sub("", description, count=1)
     texts = {
-        "description": [title.description, stripped] if stripped != title.description else [title.description],
+        "description": [description, stripped] if stripped != description else [description],
         "title": [title.subject],
         "body": [link_targets_dropped(body)],
     }

@@ -182,8 +182,9 @@ _DIRECTIVE = re.compile(
     r"|prettier-ignore|rubocop:|clang-format|NOLINT|fmt:\s*(off|on|skip)|isort:|pragma|go:(build|generate|embed|linkname)"
     r"|\+build|SPDX-License-Identifier)",
 )
-#: How a line holding only a comment starts, in the languages whose comments have a mark of their own.
-_COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$)|--\s)")
+#: How a line holding only a comment starts, in the languages whose comments have a mark of their own
+#: (a Javadoc line may run its star into an HTML tag: ` *<p>`).
+_COMMENT = re.compile(r"(#(?![!\[])|//|/\*|\*/|\*(\s|$|<)|--\s)")
 #: A line that only sets the help text an option shows (clap's `help = "..."` and `value_name`,
 #: argparse's and click's `help="..."`, `.about("...")`): prose users read, like a docstring.
 _HELP_TEXT = re.compile(

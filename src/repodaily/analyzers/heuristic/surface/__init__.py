@@ -17,6 +17,9 @@ declaration that only moves (to another hunk or file) is no change:
 - a subpath a JavaScript package's ``exports`` map adds or drops
   (:mod:`.entry_points`; not a test's, an example's or the website's package):
   ``added`` or ``removed``;
+- the public types and members of a Java or Kotlin library (:mod:`.jvm`), named
+  by signature so that a member moved is no change: ``added`` or ``removed``,
+  and ``deprecated`` when ``@Deprecated`` starts marking one;
 - a backend that arrives as a folder of new modules with a Dockerfile named for
   it (:mod:`.trees`): ``added``.
 
@@ -35,8 +38,9 @@ from repodaily.analyzers.heuristic.patch import signed_lines
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.surface.dependencies import dependency_changes
 from repodaily.analyzers.heuristic.surface.entry_points import entry_point_changes
-from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, Found, package_root
+from repodaily.analyzers.heuristic.surface.extractors import EXTRACTORS, RESTATED, Found, package_root
 from repodaily.analyzers.heuristic.surface.features import default_feature_changes
+from repodaily.analyzers.heuristic.surface.jvm import JVM_API
 from repodaily.analyzers.heuristic.surface.registrations import REGISTRATIONS
 from repodaily.analyzers.heuristic.surface.sides import sides
 from repodaily.analyzers.heuristic.surface.trees import backend_trees
@@ -76,7 +80,7 @@ def read_surface(facts: Files, rules: RuleSet) -> list[SurfaceChange]:
         if kind is not None:
             continue
         source.append(file)
-        extractors = [e.read for e in (*EXTRACTORS, *REGISTRATIONS) if e.wanted(file.path, file.text)]
+        extractors = [e.read for e in (*EXTRACTORS, *REGISTRATIONS, JVM_API) if e.wanted(file.path, file.text)]
         for side in sides(file.path, file.text) if extractors else ():
             seen = before if side.before else after
             for extract in extractors:
@@ -115,6 +119,8 @@ def _compare(
             changes += _deprecation(name, old, new)
             continue
         where = _shown_path(new or old)
+        if all(seen.found.value == RESTATED for seen in old or new) and not (old and new):
+            continue  # an override alone is neither added nor removed
         if not old:
             changes.append(SurfaceChange(kind=kind, name=name, change=SurfaceAction.added, path=where))
         elif not new:

@@ -18,7 +18,13 @@ from repodaily.analyzers.heuristic.surface.headers import header_api, header_fil
 from repodaily.analyzers.heuristic.surface.sides import Side, balanced
 from repodaily.models import SurfaceKind
 
-__all__ = ["EXTRACTORS", "Extractor", "Found", "config_file", "env_file", "public_module"]
+__all__ = ["EXTRACTORS", "RESTATED", "Extractor", "Found", "config_file", "env_file", "public_module"]
+
+
+#: The value of a declaration that restates what a supertype declares (a Java or Kotlin override): it keeps
+#: its name on the side it is on, so a declaration it replaces is no removal, but it is never added or removed
+#: itself (callers still reach the supertype's).
+RESTATED = "restated"
 
 
 #: Each extractor asks what a path is for every side of every hunk of its file; the answers are remembered.
@@ -408,8 +414,15 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(http_routes, _holds(*_ROUTE_WORDS)),
     Extractor(metrics, _holds(*_METRIC_WORDS)),
     Extractor(registry_entries, _registry_words),
+    # Java and Kotlin declare visibility their own way (`surface.jvm`), C and C++ headers theirs (`header_api`).
     Extractor(
-        public_api, lambda path, patch: public_module(path) and not header_file(path) and _TOP_LEVEL(path, patch)
+        public_api,
+        lambda path, patch: (
+            not path.endswith((".java", ".kt"))
+            and not header_file(path)
+            and public_module(path)
+            and _TOP_LEVEL(path, patch)
+        ),
     ),
     Extractor(header_api, reads_header),
     Extractor(root_exports, lambda path, _: package_root(path)),

@@ -24,12 +24,17 @@ _MAX_SPAN = 2000
 
 @dataclass(frozen=True)
 class Side:
-    """One side of one hunk: ``before`` or after, its text, and the file it belongs to."""
+    """One side of one hunk: ``before`` or after, its text, the file it belongs to, and its hunk's header.
+
+    The header is the line git names after ``@@`` (the definition the hunk sits
+    in: a Java member's class), or ''.
+    """
 
     path: str
     hunk: int
     before: bool
     text: str
+    header: str = ""
 
 
 def hunks(patch: str) -> list[tuple[str, list[str]]]:
@@ -41,12 +46,14 @@ def hunks(patch: str) -> list[tuple[str, list[str]]]:
 def sides(path: str, patch: str) -> list[Side]:
     """Both sides of every hunk of ``patch``."""
     found: list[Side] = []
-    for _, lines in hunks(patch):
+    for header, lines in hunks(patch):
         old = [line[1:] for line in lines if line[:1] in _BEFORE]
         new = [line[1:] for line in lines if line[:1] in _AFTER]
         if old or new:
             hunk = len(found) // 2
-            found.extend((Side(path, hunk, True, "\n".join(old)), Side(path, hunk, False, "\n".join(new))))
+            found.extend(
+                (Side(path, hunk, True, "\n".join(old), header), Side(path, hunk, False, "\n".join(new), header))
+            )
     return found
 
 

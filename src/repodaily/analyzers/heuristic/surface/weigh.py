@@ -23,6 +23,10 @@ from repodaily.models import FileStatus, Importance, SurfaceAction, SurfaceChang
 __all__ = ["weigh_surface"]
 
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
+#: What a surface change does that stops existing users' code or configuration working.
+_BREAKS = (SurfaceAction.removed, SurfaceAction.renamed, SurfaceAction.now_raises, SurfaceAction.default_changed)
+#: How a commit declares a break itself (`feat!:`, a `BREAKING CHANGE:` footer): no diff overrules that.
+_DECLARED = ("bang", "footer")
 
 
 def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet, title: Title, facts: Files) -> None:
@@ -71,6 +75,28 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
                 # users only: the rubric's specific platform.
                 floor = Importance.medium
             evidence.floors.append((floor, cite))
+    _keeps_working(evidence, surface, rules)
+
+
+def _keeps_working(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
+    """A deprecation the diff shows still declaring what it deprecates, and nothing gone: no break yet.
+
+    A title's "Deprecate X" is read as breaking, since what it deprecates often
+    goes in the same commit; when the surface shows X only starting to warn (or
+    marked ``@Deprecated``) and nothing removed, renamed or changed, users'
+    code keeps working through the transition period (RUBRIC.md: a deprecation
+    is medium, not breaking). A break the commit or its maintainers declare
+    (``feat!:``, a footer, a pull-request label) stands.
+    """
+    deprecates = any(c.change == SurfaceAction.deprecated for c in surface)
+    labelled = any(
+        rules.labels[fired.removeprefix("labels.")].signal == "breaking"
+        for fired in evidence.fired
+        if fired.startswith("labels.")
+    )
+    declared = labelled or evidence.signals.get("breaking") in _DECLARED
+    if deprecates and not declared and not any(c.change in _BREAKS for c in surface):
+        evidence.signals.pop("breaking", None)
 
 
 def _binds(rule: SurfaceRule, change: SurfaceChange, deps: DependencyRules) -> bool:
