@@ -12,7 +12,7 @@ first such hunk.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
@@ -27,15 +27,29 @@ _TAB = 4
 
 def layout_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
-    hunks = whole_hunks(file)
-    return bool(hunks) and all(_same_code(hunk) for hunk in hunks)
+    read = False
+    for hunk in whole_hunks(file):
+        if not _same_code(hunk):
+            return False
+        read = True
+    return read
 
 
-def whole_hunks(file: ContextFile) -> list[str]:
-    """The hunks of a modified text file whose whole patch was read; none for any other file."""
+def whole_hunks(file: ContextFile) -> Iterator[str]:
+    """The hunks of a modified text file whose whole patch was read; none for any other file.
+
+    Each is cut from the patch when it is asked for: most patches change code in
+    their first hunk, and the readers stop there.
+    """
     if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
-        return []
-    return _HUNK_HEADER.split(file.text)[1:]
+        return
+    text = file.text
+    headers = _HUNK_HEADER.finditer(text)
+    header = next(headers, None)
+    while header is not None:
+        following = next(headers, None)
+        yield text[header.end() : following.start() if following is not None else len(text)]
+        header = following
 
 
 def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> bool:
@@ -44,8 +58,13 @@ def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> 
     ``verdict`` reads a hunk: True when it changes what it sets aside and nothing
     else, False when it changes nothing at all, None when it changes code.
     """
-    verdicts = [verdict(hunk) for hunk in whole_hunks(file)]
-    return bool(verdicts) and all(v is not None for v in verdicts) and any(verdicts)
+    changed = False
+    for hunk in whole_hunks(file):
+        found = verdict(hunk)
+        if found is None:
+            return False
+        changed = changed or found
+    return changed
 
 
 def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
