@@ -130,13 +130,15 @@ def _present(hints: frozenset[str], changed: str) -> frozenset[str]:
     if not changed:
         return frozenset()
     words = "\n".join(set(changed.split())) if len(changed) >= _WORDS_FROM else changed
-    return frozenset(hint for hint in hints if hint in (changed if _spaced(hint) else words))
+    within, spaced = _by_spacing(hints)
+    return frozenset([hint for hint in within if hint in words] + [hint for hint in spaced if hint in changed])
 
 
-@functools.lru_cache(maxsize=1024)  # the rule tables' hints: a few hundred
-def _spaced(hint: str) -> bool:
-    """Whether ``hint`` holds whitespace (as :meth:`str.split` splits at), so it may span two words."""
-    return len(hint.split()) != 1 or hint.strip() != hint
+@functools.lru_cache(maxsize=16)  # one set of hints per kind of file and rule set
+def _by_spacing(hints: frozenset[str]) -> tuple[list[str], list[str]]:
+    """``hints`` without whitespace (as :meth:`str.split` splits at), and those with some, which may span words."""
+    spaced = [hint for hint in hints if len(hint.split()) != 1 or hint.strip() != hint]
+    return [hint for hint in hints if hint not in spaced], spaced
 
 
 def _hinted(rule: SecurityIdiom, present: frozenset[str]) -> bool:
