@@ -12,11 +12,11 @@ first such hunk.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["bare_code", "changed_lines", "layout_only", "only_set_aside", "whole_hunks"]
+__all__ = ["bare_code", "changed_lines", "hunk_blocks", "layout_only", "only_set_aside", "whole_hunks"]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -35,21 +35,28 @@ def layout_only(file: ContextFile) -> bool:
     return read
 
 
-def whole_hunks(file: ContextFile) -> Iterator[str]:
-    """The hunks of a modified text file whose whole patch was read; none for any other file.
-
-    Each is cut from the patch when it is asked for: most patches change code in
-    their first hunk, and the readers stop there.
-    """
+def whole_hunks(file: ContextFile) -> list[str]:
+    """The hunks of a modified text file whose whole patch was read; none for any other file."""
     if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
-        return
-    text = file.text
-    headers = _HUNK_HEADER.finditer(text)
-    header = next(headers, None)
-    while header is not None:
-        following = next(headers, None)
-        yield text[header.end() : following.start() if following is not None else len(text)]
-        header = following
+        return []
+    return [block for _, block in hunk_blocks(file.text, _HUNK_HEADER)]
+
+
+def hunk_blocks(patch: str, header: re.Pattern[str]) -> list[tuple[re.Match[str], str]]:
+    """Each hunk header of ``patch`` as ``header`` (anchored at ``^@@``) matches it, and the text up to the next.
+
+    The header lines are found by looking for the line break before each: the
+    pattern alone, anchored at line starts, is tried at every character of the
+    patch, which costs more than all that is done with the hunks of most files.
+    """
+    starts = [0] if patch.startswith("@@") else []
+    index = patch.find("\n@@")
+    while index >= 0:
+        starts.append(index + 1)
+        index = patch.find("\n@@", index + 1)
+    headers = [found for start in starts if (found := header.match(patch, start))]
+    ends = [found.start() for found in headers[1:]] + [len(patch)] if headers else []
+    return [(found, patch[found.end() : end]) for found, end in zip(headers, ends, strict=True)]
 
 
 def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> bool:
