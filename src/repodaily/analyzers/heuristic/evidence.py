@@ -141,10 +141,11 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
     for name, pattern in rules.patterns.items():
         if pattern.where != "body" and title.conventional in pattern.unless_conventional:
             continue
-        match = next((m for text in texts[pattern.where] if (m := pattern.regex.search(text))), None)
-        if match is not None:
-            evidence.fired.add(f"patterns.{name}")
-            apply_pattern(evidence, pattern, match, quote)
+        for text in texts[pattern.where]:
+            if match := pattern.regex.search(text):
+                evidence.fired.add(f"patterns.{name}")
+                apply_pattern(evidence, pattern, match, quote)
+                break
     for block in prose_blocks(body):
         if match := BREAKING_FOOTER.match(block):
             evidence.breaking_footer = clip(match.group("text").strip(), MAX_QUOTED)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["bare_code", "changed_lines", "layout_only", "only_set_aside", "whole_hunks"]
+__all__ = ["bare_code", "changed_lines", "hunk_blocks", "layout_only", "only_set_aside", "whole_hunks"]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -27,15 +27,36 @@ _TAB = 4
 
 def layout_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
-    hunks = whole_hunks(file)
-    return bool(hunks) and all(_same_code(hunk) for hunk in hunks)
+    read = False
+    for hunk in whole_hunks(file):
+        if not _same_code(hunk):
+            return False
+        read = True
+    return read
 
 
 def whole_hunks(file: ContextFile) -> list[str]:
     """The hunks of a modified text file whose whole patch was read; none for any other file."""
     if file.status != FileStatus.modified or file.binary or file.coverage != Coverage.full:
         return []
-    return _HUNK_HEADER.split(file.text)[1:]
+    return [block for _, block in hunk_blocks(file.text, _HUNK_HEADER)]
+
+
+def hunk_blocks(patch: str, header: re.Pattern[str]) -> list[tuple[re.Match[str], str]]:
+    """Each hunk header of ``patch`` as ``header`` (anchored at ``^@@``) matches it, and the text up to the next.
+
+    The header lines are found by looking for the line break before each: the
+    pattern alone, anchored at line starts, is tried at every character of the
+    patch, which costs more than all that is done with the hunks of most files.
+    """
+    starts = [0] if patch.startswith("@@") else []
+    index = patch.find("\n@@")
+    while index >= 0:
+        starts.append(index + 1)
+        index = patch.find("\n@@", index + 1)
+    headers = [found for start in starts if (found := header.match(patch, start))]
+    ends = [found.start() for found in headers[1:]] + [len(patch)] if headers else []
+    return [(found, patch[found.end() : end]) for found, end in zip(headers, ends, strict=True)]
 
 
 def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> bool:
@@ -44,8 +65,13 @@ def only_set_aside(file: ContextFile, verdict: Callable[[str], bool | None]) -> 
     ``verdict`` reads a hunk: True when it changes what it sets aside and nothing
     else, False when it changes nothing at all, None when it changes code.
     """
-    verdicts = [verdict(hunk) for hunk in whole_hunks(file)]
-    return bool(verdicts) and all(v is not None for v in verdicts) and any(verdicts)
+    changed = False
+    for hunk in whole_hunks(file):
+        found = verdict(hunk)
+        if found is None:
+            return False
+        changed = changed or found
+    return changed
 
 
 def changed_lines(hunk: str) -> tuple[list[str], list[str]]:

@@ -33,8 +33,8 @@ _DEFINITION = re.compile(
     r"\s+(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)"
     r"(?=\s*(?:[(<:{;=\[]|$|(?:extends|implements|where|for|final)\b))"
 )
-#: The letters a definition's first word (a modifier or the keyword) can start with: where the pattern is tried.
-_DEFINITION_INITIALS = frozenset(word[0] for word in f"{_MODIFIER_WORDS}|{_KEYWORDS}".split("|"))
+#: How a definition's first word (a modifier or the keyword) begins: only a line that starts so is matched.
+_DEFINITION_STARTS = tuple(word.partition("(")[0] for word in f"{_MODIFIER_WORDS}|{_KEYWORDS}".split("|"))
 # A C-like function in a hunk header: a return type, then the name and its parenthesis, not a statement.
 _C_FUNCTION = re.compile(r"^[A-Za-z_][\w:<>,*&\s]*?[\s*&](?P<name>[A-Za-z_]\w*(?:::~?\w+)*)\s*\((?!.*;\s*$)")
 _NOT_FUNCTIONS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "catch", "else", "do", "case", "new"})
@@ -67,13 +67,19 @@ class _Scope:
 def added_names(patches: list[str]) -> list[str]:
     """The names of the definitions the patches add and do not also remove (a move), without their containers.
 
-    Only the changed lines are read: no scope is walked, so a large test patch costs one match per changed line.
+    Only the changed lines are read: no scope is walked, and the pattern is tried only on a line that starts
+    as a definition does, so a large test patch costs little more than its lines.
     """
     names: dict[str, dict[str, None]] = {"+": {}, "-": {}}
     for patch in patches:
         for line in patch.splitlines():
-            sign = line[:1]
-            if sign in names and not line.startswith(("+++", "---")) and (definition := _DEFINITION.match(line[1:])):
+            sign, text = line[:1], line[1:]
+            if (
+                sign in names
+                and not line.startswith(("+++", "---"))
+                and text.lstrip().startswith(_DEFINITION_STARTS)
+                and (definition := _DEFINITION.match(text))
+            ):
                 names[sign][definition.group("name")] = None
     return [name for name in names["+"] if name not in names["-"]]
 
@@ -94,7 +100,7 @@ def read_outline(patches: list[str]) -> Outline:
             if not sign or sign not in "+- " or line.startswith(("+++", "---")):
                 continue
             # The pattern is tried only where a definition's first word could begin.
-            if text.lstrip()[:1] in _DEFINITION_INITIALS and (definition := _DEFINITION.match(text)):
+            if text.lstrip().startswith(_DEFINITION_STARTS) and (definition := _DEFINITION.match(text)):
                 name = _enter(scope, definition)
                 if sign != " ":
                     (added if sign == "+" else removed)[name] = None

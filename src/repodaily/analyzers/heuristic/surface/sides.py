@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from repodaily.analyzers.heuristic.layout import hunk_blocks
+
 __all__ = ["Side", "balanced", "hunks", "sides"]
 
 _OPEN, _CLOSE = "([{", ")]}"
@@ -39,8 +41,7 @@ class Side:
 
 def hunks(patch: str) -> list[tuple[str, list[str]]]:
     """Each hunk of ``patch``: the line its header names (the definition it sits in, or ''), and its lines."""
-    pieces = _HUNK_HEADER.split(patch)
-    return [(context or "", block.splitlines()) for context, block in zip(pieces[1::2], pieces[2::2], strict=True)]
+    return [(header.group(1) or "", block.splitlines()) for header, block in hunk_blocks(patch, _HUNK_HEADER)]
 
 
 def sides(path: str, patch: str) -> list[Side]:
