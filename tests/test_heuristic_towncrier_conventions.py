@@ -1,0 +1,58 @@
+"""The heuristic on a towncrier-managed Python library: news fragments by kind, deprecation cycles.
+
+Every commit is made by git in a temporary repository and read by the git
+source, as a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"README.rst": "plugs\n=====\n"})
+
+
+_REGISTRY = """import warnings
+
+
+class Registry:
+    def __init__(self):
+        self._plugins = {}
+
+    def register(self, plugin, name=None):
+        if name is None:
+            name = type(plugin).__name__
+        self._plugins[name] = plugin
+        return name
+"""
+
+
+def test_a_removal_fragment_that_only_announces_a_deprecation_is_not_breaking(repo: Repo) -> None:
+    # Towncrier's `removal` kind is titled "Deprecations and Removals": this entry only starts a warning,
+    # and the diff still declares everything, so existing code keeps working through the transition.
+    repo.change("Add registry", {"src/plugs/_registry.py": _REGISTRY})
+    warned = _REGISTRY.replace(
+        "        if name is None:\n",
+        "        if name is None:\n"
+        '            warnings.warn("`register` without `name` is deprecated", DeprecationWarning, stacklevel=2)\n',
+    )
+    result = analyse(
+        repo.change(
+            "Warn when a plugin is registered without a name",
+            {
+                "src/plugs/_registry.py": warned,
+                "changelog/632.removal.rst": "Registering a plugin without ``name`` now emits a "
+                ":class:`DeprecationWarning`. Pass ``name`` explicitly.\n",
+            },
+        )
+    )
+    assert result.type == ChangeType.feat
+    assert result.importance == Importance.medium
+    assert not result.flags.breaking
