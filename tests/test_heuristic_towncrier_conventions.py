@@ -56,3 +56,25 @@ def test_a_removal_fragment_that_only_announces_a_deprecation_is_not_breaking(re
     assert result.type == ChangeType.feat
     assert result.importance == Importance.medium
     assert not result.flags.breaking
+
+
+def test_a_change_filed_under_a_silent_fragment_kind_is_low(repo: Repo) -> None:
+    # "Trivial/Internal Changes": the project says its users need not read about it, whatever the title's words.
+    repo.change("Add package", {"src/plugs/__init__.py": "from ._version import version as __version__\n"})
+    lazy = (
+        "def __getattr__(name):\n"
+        '    if name == "__version__":\n'
+        "        from importlib.metadata import version\n\n"
+        '        return version("plugs")\n'
+        '    raise AttributeError(f"module {__name__} has no attribute {name!r}")\n'
+    )
+    result = analyse(
+        repo.change(
+            "Load the version lazily",
+            {
+                "src/plugs/__init__.py": lazy,
+                "changelog/590.trivial.rst": "``plugs.__version__`` is now read from the installed metadata.\n",
+            },
+        )
+    )
+    assert result.importance == Importance.low
