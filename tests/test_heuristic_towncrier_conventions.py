@@ -78,3 +78,18 @@ def test_a_change_filed_under_a_silent_fragment_kind_is_low(repo: Repo) -> None:
         )
     )
     assert result.importance == Importance.low
+
+
+def test_downstream_test_scripts_are_tests(repo: Repo) -> None:
+    # A library's dependents' suites run against its checkout: testing, not a feature users get.
+    script = (
+        "#!/bin/bash\nset -euo pipefail\ngit clone https://github.com/acme/app\ncd app\npip install -e ../..\npytest\n"
+    )
+    result = analyse(
+        repo.change(
+            "Add scripts for downstream testing",
+            {"downstream/app.sh": script, "downstream/README.md": "Run a dependent's tests against this checkout.\n"},
+        )
+    )
+    assert (result.type, result.importance) == (ChangeType.test, Importance.low)
+    assert not result.flags.user_facing
