@@ -93,3 +93,31 @@ def test_downstream_test_scripts_are_tests(repo: Repo) -> None:
     )
     assert (result.type, result.importance) == (ChangeType.test, Importance.low)
     assert not result.flags.user_facing
+
+
+_PYPROJECT = """[build-system]
+requires = [
+  "setuptools>=61.2",
+  "setuptools-scm[toml]>=6.2.3",
+]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "plugs"
+requires-python = ">=3.9"
+license = {file="LICENSE"}
+dependencies = [
+  "execnet>=2.1",
+]
+"""
+
+
+def test_a_build_backend_floor_binds_no_user(repo: Repo) -> None:
+    # The installer fetches the backend into an isolated build environment; wheels' users never run it.
+    repo.change("Add packaging", {"pyproject.toml": _PYPROJECT})
+    spdx = _PYPROJECT.replace("setuptools>=61.2", "setuptools>=77.0").replace('{file="LICENSE"}', '"MIT"')
+    result = analyse(repo.change("Use SPDX license identifier", {"pyproject.toml": spdx}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    # A floor of what users install still binds them.
+    raised = spdx.replace("execnet>=2.1", "execnet>=3.0")
+    assert analyse(repo.change("Require execnet 3", {"pyproject.toml": raised})).importance == Importance.medium
