@@ -121,3 +121,25 @@ def test_a_build_backend_floor_binds_no_user(repo: Repo) -> None:
     # A floor of what users install still binds them.
     raised = spdx.replace("execnet>=2.1", "execnet>=3.0")
     assert analyse(repo.change("Require execnet 3", {"pyproject.toml": raised})).importance == Importance.medium
+
+
+_OLD_STYLE = """class Tracer(object):
+    def __init__(self, root):
+        super(Tracer, self).__init__()
+        self.root = root
+
+    def format(self, tags, args):
+        return "[{}] {}".format(":".join(tags), " ".join(map(str, args)))
+"""
+
+
+def test_a_modernizer_run_over_the_code_is_a_low_refactor(repo: Repo) -> None:
+    # pyupgrade rewrites syntax, not behaviour: no fix, however many modules it touches.
+    repo.change("Add tracer", {"src/plugs/_tracing.py": _OLD_STYLE})
+    modern = (
+        _OLD_STYLE.replace("class Tracer(object):", "class Tracer:")
+        .replace("super(Tracer, self)", "super()")
+        .replace('"[{}] {}".format(":".join(tags), " ".join(map(str, args)))', "f\"[{':'.join(tags)}] {args}\"")
+    )
+    result = analyse(repo.change("Run pyupgrade --py36", {"src/plugs/_tracing.py": modern}))
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
