@@ -1,4 +1,4 @@
-"""The heuristic on a towncrier-managed Python library: news fragments by kind, deprecation cycles.
+"""The heuristic on a Python library's conventions: towncrier fragments by kind, deprecation cycles, packaging.
 
 Every commit is made by git in a temporary repository and read by the git
 source, as a report reads it (:class:`test_surface.Repo`).
