@@ -143,3 +143,25 @@ def test_a_modernizer_run_over_the_code_is_a_low_refactor(repo: Repo) -> None:
     )
     result = analyse(repo.change("Run pyupgrade --py36", {"src/plugs/_tracing.py": modern}))
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
+_HOOKS = '''def pytest_xdist_setupnodes(config, specs):
+    """Called before any remote node is set up.
+
+    See http://pytest.org/en/latest/writing_plugins.html#optionally-using-hooks
+    """
+
+
+DOWNLOAD_URL = "https://example.org/releases/1.0/plugs.tar.gz"
+'''
+
+
+def test_updated_links_are_documentation_an_updated_url_need_not_be(repo: Repo) -> None:
+    repo.change("Add hooks", {"src/plugs/newhooks.py": _HOOKS})
+    moved = _HOOKS.replace(
+        "http://pytest.org/en/latest/writing_plugins.html", "https://pytest.org/en/latest/how-to/hooks.html"
+    )
+    result = analyse(repo.change("Update a few links", {"src/plugs/newhooks.py": moved}))
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+    fetched = moved.replace("releases/1.0/", "downloads/1.0/")
+    assert analyse(repo.change("Update the download URL", {"src/plugs/newhooks.py": fetched})).type != ChangeType.docs
