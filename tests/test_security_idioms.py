@@ -595,6 +595,29 @@ def test_a_release_given_build_provenance_is_flagged_a_bump_of_that_action_is_no
     assert idioms(repo.change("Add a nightly pipeline", {".github/workflows/nightly.yml": fresh})) == []
 
 
+_PYPI_PUBLISH = """name: release
+on:
+  push:
+    tags: ["*"]
+jobs:
+  deploy:
+    permissions:
+      id-token: write
+    steps:
+      - uses: actions/download-artifact@v4
+      - name: Publish package
+        uses: pypa/gh-action-pypi-publish@v1.10.0
+"""
+
+
+def test_a_pypi_upload_given_attestations_is_flagged_turning_them_off_is_not(repo: Repo) -> None:
+    # The publish action's own input: the upload carries signed provenance users can verify.
+    attested = _PYPI_PUBLISH + "        with:\n          attestations: true\n"
+    assert_pipeline_hardened(edit(repo, ".github/workflows/deploy.yml", _PYPI_PUBLISH, attested), "release_hardened")
+    off = attested.replace("attestations: true", "attestations: false")
+    assert idioms(repo.change("Skip attestations", {".github/workflows/deploy.yml": off})) == []
+
+
 def test_a_checkout_that_keeps_no_token_is_flagged_a_workflow_rewritten_with_it_is_not(repo: Repo) -> None:
     dropped = _RELEASE.replace(
         "actions/checkout@v4", "actions/checkout@v4\n        with:\n          persist-credentials: false"

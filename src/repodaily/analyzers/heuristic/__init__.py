@@ -37,7 +37,7 @@ from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
-from repodaily.analyzers.heuristic.surface.weigh import weigh_surface
+from repodaily.analyzers.heuristic.surface.weigh import keeps_working, weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.analyzers.heuristic.workers import Workers, default_processes
@@ -128,7 +128,12 @@ class HeuristicAnalyzer(Analyzer):
         read_gathered_fragments(evidence, facts, self.rules, quote)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.
+            declared_break = "breaking" in evidence.signals
             read_changelog(evidence, facts, self.rules, quote)
+            if not declared_break:
+                # A break only the changelog names yields, as a title's does, to a diff that still declares
+                # what it deprecates.
+                keeps_working(evidence, surface, self.rules)
         if not evidence.votes:
             read_patch_fallback(evidence, facts, self.rules)
         evidence.fired.update(f"paths.{name}" for name in set(facts.classes))

@@ -150,6 +150,16 @@ def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
     return [_Entry(text, section)] if text else []
 
 
+def _silent_fragment(facts: Files, rules: RuleSet) -> str | None:
+    """The name of a news fragment of a silent kind the commit adds (``changelog/590.trivial.rst``), if any."""
+    changelog = rules.changelog
+    for file in facts.files:
+        named = changelog.fragment_regex.search(file.path) if file.status == FileStatus.added else None
+        if named is not None and named.group("name").lower() in changelog.silent_fragments:
+            return file.path.rpartition("/")[2]
+    return None
+
+
 def read_gathered_fragments(evidence: Evidence, facts: Files, rules: RuleSet, quote: str) -> None:
     """A release signal from the release tool's own step: news fragments deleted, the changelog given their entries.
 
@@ -200,6 +210,12 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         entry for file, record in zip(facts.files, records, strict=True) if record for entry in _entries(file, rules)
     ]
     evidence.changelog = [_plain_entry(entry.text) for entry in entries]
+    silent_cap = rules.changelog.silent_max_importance
+    if not entries and silent_cap is not None and (silent := _silent_fragment(facts, rules)):
+        # Filed as internal by the project itself, below anything its words would claim.
+        cite = quote.format(text=silent)
+        evidence.caps.append((silent_cap, cite))
+        evidence.cap_reasons[cite] = "reason_silent_fragment"
     if all(records):
         # A commit that changes nothing but the changelog records changes other commits made: its
         # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).

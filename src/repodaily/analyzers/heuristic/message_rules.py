@@ -144,6 +144,7 @@ class ChangelogRules(Strict):
     label: str = r"(?!)"
     fragment: str = r"(?!)"
     silent_fragments: list[str] = Field(default_factory=list)
+    silent_max_importance: Importance | None = None
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium

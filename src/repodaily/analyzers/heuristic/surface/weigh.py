@@ -20,7 +20,7 @@ from repodaily.analyzers.heuristic.surface.headers import detail_names
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import FileStatus, Importance, SurfaceAction, SurfaceChange, SurfaceKind
 
-__all__ = ["weigh_surface"]
+__all__ = ["keeps_working", "weigh_surface"]
 
 _MANIFEST_KINDS = (SurfaceKind.dependency_floor, SurfaceKind.dependency, SurfaceKind.default_feature)
 #: What a surface change does that stops existing users' code or configuration working.
@@ -75,14 +75,16 @@ def weigh_surface(evidence: Evidence, surface: list[SurfaceChange], rules: RuleS
                 # users only: the rubric's specific platform.
                 floor = Importance.medium
             evidence.floors.append((floor, cite))
-    _keeps_working(evidence, surface, rules)
+    keeps_working(evidence, surface, rules)
 
 
-def _keeps_working(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
+def keeps_working(evidence: Evidence, surface: list[SurfaceChange], rules: RuleSet) -> None:
     """A deprecation the diff shows still declaring what it deprecates, and nothing gone: no break yet.
 
     A title's "Deprecate X" is read as breaking, since what it deprecates often
-    goes in the same commit; when the surface shows X only starting to warn (or
+    goes in the same commit, and so is a changelog entry under a heading or
+    fragment kind that holds deprecations and removals alike (towncrier's
+    ``removal`` kind is titled "Deprecations and Removals"); when the surface shows X only starting to warn (or
     marked ``@Deprecated``) and nothing removed, renamed or changed, users'
     code keeps working through the transition period (RUBRIC.md: a deprecation
     is medium, not breaking). A break the commit or its maintainers declare

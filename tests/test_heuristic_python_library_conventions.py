@@ -1,0 +1,167 @@
+"""The heuristic on a Python library's conventions: towncrier fragments by kind, deprecation cycles, packaging.
+
+Every commit is made by git in a temporary repository and read by the git
+source, as a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"README.rst": "plugs\n=====\n"})
+
+
+_REGISTRY = """import warnings
+
+
+class Registry:
+    def __init__(self):
+        self._plugins = {}
+
+    def register(self, plugin, name=None):
+        if name is None:
+            name = type(plugin).__name__
+        self._plugins[name] = plugin
+        return name
+"""
+
+
+def test_a_removal_fragment_that_only_announces_a_deprecation_is_not_breaking(repo: Repo) -> None:
+    # Towncrier's `removal` kind is titled "Deprecations and Removals": this entry only starts a warning,
+    # and the diff still declares everything, so existing code keeps working through the transition.
+    repo.change("Add registry", {"src/plugs/_registry.py": _REGISTRY})
+    warned = _REGISTRY.replace(
+        "        if name is None:\n",
+        "        if name is None:\n"
+        '            warnings.warn("`register` without `name` is deprecated", DeprecationWarning, stacklevel=2)\n',
+    )
+    result = analyse(
+        repo.change(
+            "Warn when a plugin is registered without a name",
+            {
+                "src/plugs/_registry.py": warned,
+                "changelog/632.removal.rst": "Registering a plugin without ``name`` now emits a "
+                ":class:`DeprecationWarning`. Pass ``name`` explicitly.\n",
+            },
+        )
+    )
+    assert result.type == ChangeType.feat
+    assert result.importance == Importance.medium
+    assert not result.flags.breaking
+
+
+def test_a_change_filed_under_a_silent_fragment_kind_is_low(repo: Repo) -> None:
+    # "Trivial/Internal Changes": the project says its users need not read about it, whatever the title's words.
+    repo.change("Add package", {"src/plugs/__init__.py": "from ._version import version as __version__\n"})
+    lazy = (
+        "def __getattr__(name):\n"
+        '    if name == "__version__":\n'
+        "        from importlib.metadata import version\n\n"
+        '        return version("plugs")\n'
+        '    raise AttributeError(f"module {__name__} has no attribute {name!r}")\n'
+    )
+    result = analyse(
+        repo.change(
+            "Load the version lazily",
+            {
+                "src/plugs/__init__.py": lazy,
+                "changelog/590.trivial.rst": "``plugs.__version__`` is now read from the installed metadata.\n",
+            },
+        )
+    )
+    assert result.importance == Importance.low
+
+
+def test_downstream_test_scripts_are_tests(repo: Repo) -> None:
+    # A library's dependents' suites run against its checkout: testing, not a feature users get.
+    script = (
+        "#!/bin/bash\nset -euo pipefail\ngit clone https://github.com/acme/app\ncd app\npip install -e ../..\npytest\n"
+    )
+    result = analyse(
+        repo.change(
+            "Add scripts for downstream testing",
+            {"downstream/app.sh": script, "downstream/README.md": "Run a dependent's tests against this checkout.\n"},
+        )
+    )
+    assert (result.type, result.importance) == (ChangeType.test, Importance.low)
+    assert not result.flags.user_facing
+
+
+_PYPROJECT = """[build-system]
+requires = [
+  "setuptools>=61.2",
+  "setuptools-scm[toml]>=6.2.3",
+]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "plugs"
+requires-python = ">=3.9"
+license = {file="LICENSE"}
+dependencies = [
+  "execnet>=2.1",
+]
+"""
+
+
+def test_a_build_backend_floor_binds_no_user(repo: Repo) -> None:
+    # The installer fetches the backend into an isolated build environment; wheels' users never run it.
+    repo.change("Add packaging", {"pyproject.toml": _PYPROJECT})
+    spdx = _PYPROJECT.replace("setuptools>=61.2", "setuptools>=77.0").replace('{file="LICENSE"}', '"MIT"')
+    result = analyse(repo.change("Use SPDX license identifier", {"pyproject.toml": spdx}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    # A floor of what users install still binds them.
+    raised = spdx.replace("execnet>=2.1", "execnet>=3.0")
+    assert analyse(repo.change("Require execnet 3", {"pyproject.toml": raised})).importance == Importance.medium
+
+
+_OLD_STYLE = """class Tracer(object):
+    def __init__(self, root):
+        super(Tracer, self).__init__()
+        self.root = root
+
+    def format(self, tags, args):
+        return "[{}] {}".format(":".join(tags), " ".join(map(str, args)))
+"""
+
+
+def test_a_modernizer_run_over_the_code_is_a_low_refactor(repo: Repo) -> None:
+    # pyupgrade rewrites syntax, not behaviour: no fix, however many modules it touches.
+    repo.change("Add tracer", {"src/plugs/_tracing.py": _OLD_STYLE})
+    modern = (
+        _OLD_STYLE.replace("class Tracer(object):", "class Tracer:")
+        .replace("super(Tracer, self)", "super()")
+        .replace('"[{}] {}".format(":".join(tags), " ".join(map(str, args)))', "f\"[{':'.join(tags)}] {args}\"")
+    )
+    result = analyse(repo.change("Run pyupgrade --py36", {"src/plugs/_tracing.py": modern}))
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
+_HOOKS = '''def pytest_xdist_setupnodes(config, specs):
+    """Called before any remote node is set up.
+
+    See http://pytest.org/en/latest/writing_plugins.html#optionally-using-hooks
+    """
+
+
+DOWNLOAD_URL = "https://example.org/releases/1.0/plugs.tar.gz"
+'''
+
+
+def test_updated_links_are_documentation_an_updated_url_need_not_be(repo: Repo) -> None:
+    repo.change("Add hooks", {"src/plugs/newhooks.py": _HOOKS})
+    moved = _HOOKS.replace(
+        "http://pytest.org/en/latest/writing_plugins.html", "https://pytest.org/en/latest/how-to/hooks.html"
+    )
+    result = analyse(repo.change("Update a few links", {"src/plugs/newhooks.py": moved}))
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+    fetched = moved.replace("releases/1.0/", "downloads/1.0/")
+    assert analyse(repo.change("Update the download URL", {"src/plugs/newhooks.py": fetched})).type != ChangeType.docs
