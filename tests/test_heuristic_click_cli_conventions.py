@@ -140,3 +140,47 @@ def test_restoring_the_previous_behaviour_without_an_option_is_no_break(repo: Re
     files = {"tabletool/cli.py": cli, "docs/changelog.rst": _with_entry(entry)}
     result = analyse(repo.change("Restore previous behavior for values JSON cannot encode", files))
     assert not result.flags.breaking
+
+
+# --------------------------------------------------------------------------- what failed before
+
+
+_REMEMBERS_PK = _DB.replace(
+    "        return name\n",
+    '        if pk is not None:\n            self._defaults["pk"] = pk\n        return name\n'
+    "\n    def upsert(self, name, row, pk=None):\n"
+    '        pk = pk or self._defaults.get("pk")\n'
+    "        if pk is None:\n"
+    '            raise ValueError("upsert requires a pk")\n'
+    "        return pk\n",
+)
+_TEST_PK = (
+    "def test_upsert_remembers_pk(db):\n"
+    '    db.create("dogs", ["id", "name"], pk="id")\n'
+    '    assert db.upsert("dogs", {"id": 1}) == "id"\n'
+)
+
+
+def test_a_body_saying_what_failed_before_makes_the_change_a_fix(repo: Repo) -> None:
+    body = (
+        "When a pk is passed to create() it is now remembered, so later calls\n"
+        "on the same database use it automatically.\n\n"
+        'Previously, calling db.create("dogs", ..., pk="id") followed by\n'
+        'db.upsert("dogs", ...) would fail with a "requires a pk" error.\n\n'
+        "Closes #655"
+    )
+    files = {"tabletool/db.py": _REMEMBERS_PK, "tests/test_db.py": _TEST_PK}
+    result = analyse(repo.change(f"Database.create() now stores the pk in _defaults\n\n{body}", files))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+    assert result.flags.user_facing
+    # The body's sentence is quoted on one line, as a report shows it.
+    assert "Previously, calling" in result.importance_reason
+    assert "\n" not in result.importance_reason
+
+
+def test_a_body_saying_what_was_possible_before_is_no_fix(repo: Repo) -> None:
+    body = "Previously only a single column could be passed.\n\nCloses #700"
+    files = {"tabletool/db.py": _REMEMBERS_PK, "tests/test_db.py": _TEST_PK}
+    result = analyse(repo.change(f"Add upsert() that takes a pk\n\n{body}", files))
+    assert result.type == ChangeType.feat

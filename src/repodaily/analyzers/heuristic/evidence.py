@@ -153,8 +153,11 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
 
 
 def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], quote: str, trust: float = 1.0) -> None:
-    """Cast ``rule``'s vote, cap and signal for ``match``; the vote weighs ``trust`` of the rule's weight."""
-    cite = quote.format(text=match.group(0).strip())
+    """Cast ``rule``'s vote, cap and signal for ``match``; the vote weighs ``trust`` of the rule's weight.
+
+    A match may span a body's wrapped lines; it is quoted as one line, clipped.
+    """
+    cite = quote.format(text=clip(" ".join(match.group(0).split()), MAX_QUOTED))
     evidence.vote(rule.type, rule.weight * trust, cite)
     if rule.max_importance is not None:
         evidence.caps.append((rule.max_importance, cite))
