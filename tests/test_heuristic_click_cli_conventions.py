@@ -184,3 +184,21 @@ def test_a_body_saying_what_was_possible_before_is_no_fix(repo: Repo) -> None:
     files = {"tabletool/db.py": _REMEMBERS_PK, "tests/test_db.py": _TEST_PK}
     result = analyse(repo.change(f"Add upsert() that takes a pk\n\n{body}", files))
     assert result.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- help text
+
+
+def test_updating_a_commands_help_text_is_documentation(repo: Repo) -> None:
+    # click prints the command's docstring as its --help; the reference page repeats it.
+    cli = _CLI.replace(
+        '        tabletool query data.db "select * from dogs"\n',
+        '        tabletool query data.db "select * from dogs"\n\n'
+        "    Pass --nl to get one JSON object per line:\n\n"
+        '        tabletool query data.db "select * from dogs" --nl\n',
+    )
+    reference = "Query\n=====\n\n::\n\n    Pass --nl to get one JSON object per line\n"
+    files = {"tabletool/cli.py": cli, "docs/cli-reference.rst": reference}
+    result = analyse(repo.change("Update tabletool query --help, refs #686", files))
+    assert result.type == ChangeType.docs
+    assert result.importance == Importance.low
