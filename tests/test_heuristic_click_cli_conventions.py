@@ -202,3 +202,26 @@ def test_updating_a_commands_help_text_is_documentation(repo: Repo) -> None:
     result = analyse(repo.change("Update tabletool query --help, refs #686", files))
     assert result.type == ChangeType.docs
     assert result.importance == Importance.low
+
+
+# --------------------------------------------------------------------------- issue references closing a title
+
+
+def test_a_closing_issue_reference_after_the_title_hides_no_word_of_it(repo: Repo) -> None:
+    # "..., closes #621" links the issue; the title's own last word ("support") still says what it does.
+    db = _DB.replace(
+        '            "create table {} ({})".format(name, ", ".join(columns))\n',
+        '            "create table {} ({}{})".format(\n'
+        '                name, ", ".join(columns), self._primary_key(pk)\n'
+        "            )\n",
+    ).replace(
+        "    def create(self, name, columns, pk=None):\n",
+        "    def _primary_key(self, pk):\n"
+        "        if not pk:\n"
+        '            return ""\n'
+        "        pks = [pk] if isinstance(pk, str) else list(pk)\n"
+        '        return ", primary key ({})".format(", ".join(pks))\n\n'
+        "    def create(self, name, columns, pk=None):\n",
+    )
+    result = analyse(repo.change("create() compound primary key support, closes #621", {"tabletool/db.py": db}))
+    assert result.type == ChangeType.feat

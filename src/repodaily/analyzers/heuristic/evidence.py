@@ -33,6 +33,13 @@ _COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
 #: "Fixes #12 - add Y", "Fix #1438"): it links the issue, whatever its kind, so the words after it say what the
 #: commit does. Many projects title every commit so, features and refactors too.
 _ISSUE_REFERENCE = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+(?:\s*:\s*|\s+-\s+|\s*$)", re.I)
+#: A trailing reference to the issues a commit closes or relates to ("--stop-after option, closes #561",
+#: "Use uv in the Justfile, refs #674", "X; fixes #3 and #4"): the words before it are the title, and a
+#: pattern that reads how a title ends ("... support") reads them.
+_TRAILING_ISSUE_REFERENCE = re.compile(
+    r"\s*[,;:]?\s+(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references|see)\s+#\d+(?:\s*(?:,|and)\s*#\d+)*\s*$",
+    re.I,
+)
 # A message key of the rule table and the values its placeholders take.
 Reason = tuple[str, dict[str, Any]]
 
@@ -131,7 +138,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
                 _apply_tag(evidence, rules, rule, title.scope, cite, may_flag_security=may_flag)
         if title.bang:
             evidence.signal("breaking", "bang")
-    description = _ISSUE_REFERENCE.sub("", title.description, count=1)
+    description = _TRAILING_ISSUE_REFERENCE.sub("", _ISSUE_REFERENCE.sub("", title.description, count=1), count=1)
     stripped = _COMPONENT_LABEL.sub("", description, count=1)
     texts = {
         "description": [description, stripped] if stripped != description else [description],
