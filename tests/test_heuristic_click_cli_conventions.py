@@ -225,3 +225,37 @@ def test_a_closing_issue_reference_after_the_title_hides_no_word_of_it(repo: Rep
     )
     result = analyse(repo.change("create() compound primary key support, closes #621", {"tabletool/db.py": db}))
     assert result.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- silent data loss
+
+
+_DEDUPED = _DB.replace(
+    "        keys = [d[0] for d in cursor.description]\n",
+    "        keys = dedupe_keys(d[0] for d in cursor.description)\n",
+).replace(
+    "import sqlite3\n",
+    "import sqlite3\n\n\n"
+    "def dedupe_keys(keys):\n"
+    "    seen = {}\n"
+    "    result = []\n"
+    "    for key in keys:\n"
+    "        count = seen.get(key, 0) + 1\n"
+    "        seen[key] = count\n"
+    '        result.append(key if count == 1 else "{}_{}".format(key, count))\n'
+    "    return result\n",
+)
+
+
+def test_a_body_telling_of_silently_lost_values_makes_the_fix_high(repo: Repo) -> None:
+    body = (
+        "Queries returning duplicate column names - e.g. joins between tables\n"
+        "sharing column names - silently lost values because rows were built\n"
+        "with dict(zip(keys, row)), where the last duplicate wins.\n\n"
+        "Closes #624"
+    )
+    result = analyse(
+        repo.change(f"Preserve duplicate column names in query results\n\n{body}", {"tabletool/db.py": _DEDUPED})
+    )
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.high
