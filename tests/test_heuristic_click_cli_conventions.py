@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
-from repodaily.models import ChangeType, Importance
+from repodaily.models import Analysis, ChangeType, Importance
 
 _CHANGELOG = """.. _changelog:
 
@@ -259,3 +259,35 @@ def test_a_body_telling_of_silently_lost_values_makes_the_fix_high(repo: Repo) -
     )
     assert result.type == ChangeType.fix
     assert result.importance == Importance.high
+
+
+# --------------------------------------------------------------------------- clauses of a title
+
+
+_VIEWS = _REMEMBERS_PK + "\n    def views(self):\n        return list(self.view_names())\n"
+_VIEW = _REMEMBERS_PK.replace(
+    "        if pk is None:\n",
+    "        if pk is None or name in self.view_names():\n",
+) + (
+    "\n    def view(self, name):\n"
+    "        if name not in self.view_names():\n"
+    '            raise KeyError("View {} does not exist".format(name))\n'
+    "        return name\n"
+)
+_TEST_VIEW = _TEST_PK + '\n\ndef test_view(db):\n    assert db.view("v") == "v"\n'
+
+
+def _views(repo: Repo, title: str) -> Analysis:
+    """A change to code that already lists views: a condition edited, a method replaced, a test added."""
+    repo.change("Remember the pk", {"tabletool/db.py": _VIEWS, "tests/test_db.py": _TEST_PK})
+    return analyse(repo.change(title, {"tabletool/db.py": _VIEW, "tests/test_db.py": _TEST_VIEW}))
+
+
+def test_a_later_clause_that_adds_something_names_a_feature(repo: Repo) -> None:
+    result = _views(repo, "db.upsert() only writes to tables, added db.view()")
+    assert result.type == ChangeType.feat
+
+
+def test_a_later_clause_that_adds_a_test_names_no_feature(repo: Repo) -> None:
+    result = _views(repo, "Handle views in upsert(), add regression test")
+    assert result.type == ChangeType.fix
