@@ -291,3 +291,20 @@ def test_a_later_clause_that_adds_something_names_a_feature(repo: Repo) -> None:
 def test_a_later_clause_that_adds_a_test_names_no_feature(repo: Repo) -> None:
     result = _views(repo, "Handle views in upsert(), add regression test")
     assert result.type == ChangeType.fix
+
+
+# --------------------------------------------------------------------------- signatures
+
+
+def _create_signature(params: str, body: str = "") -> str:
+    """The library with ``create()`` taking ``params`` after ``columns``, ``body`` run first."""
+    return _DB.replace(
+        "    def create(self, name, columns, pk=None):\n",
+        f"    def create(self, name, columns, {params}):\n{body}",
+    )
+
+
+def test_a_title_naming_a_new_keyword_is_a_feature(repo: Repo) -> None:
+    db = _create_signature("pk=None, strict=False", '        if strict:\n            columns = columns + ["strict"]\n')
+    result = analyse(repo.change("db.create(..., strict=True), refs #378", {"tabletool/db.py": db}))
+    assert result.type == ChangeType.feat
