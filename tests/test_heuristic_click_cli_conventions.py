@@ -308,3 +308,10 @@ def test_a_title_naming_a_new_keyword_is_a_feature(repo: Repo) -> None:
     db = _create_signature("pk=None, strict=False", '        if strict:\n            columns = columns + ["strict"]\n')
     result = analyse(repo.change("db.create(..., strict=True), refs #378", {"tabletool/db.py": db}))
     assert result.type == ChangeType.feat
+
+
+def test_arguments_made_keyword_only_break_positional_calls(repo: Repo) -> None:
+    db = _create_signature("*, pk=None")
+    result = analyse(repo.change("Keyword only arguments for create()\n\nCloses #165", {"tabletool/db.py": db}))
+    assert result.type == ChangeType.feat
+    assert result.flags.breaking
