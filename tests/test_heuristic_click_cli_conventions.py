@@ -315,3 +315,12 @@ def test_arguments_made_keyword_only_break_positional_calls(repo: Repo) -> None:
     result = analyse(repo.change("Keyword only arguments for create()\n\nCloses #165", {"tabletool/db.py": db}))
     assert result.type == ChangeType.feat
     assert result.flags.breaking
+
+
+def test_a_better_type_signature_is_a_refactor(repo: Repo) -> None:
+    db = _create_signature("pk: Optional[str] = None").replace(
+        "import sqlite3\n", "import sqlite3\nfrom typing import Optional\n"
+    )
+    result = analyse(repo.change("Better type signature for pk, closes #341", {"tabletool/db.py": db}))
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low
