@@ -324,3 +324,17 @@ def test_a_better_type_signature_is_a_refactor(repo: Repo) -> None:
     result = analyse(repo.change("Better type signature for pk, closes #341", {"tabletool/db.py": db}))
     assert result.type == ChangeType.refactor
     assert result.importance == Importance.low
+
+
+def test_fixes_a_type_checker_asks_for_are_a_refactor(repo: Repo) -> None:
+    db = (
+        _DB.replace("import sqlite3\n", "import sqlite3\nfrom typing import Any\n")
+        .replace("        self._defaults = {}\n", "        self._defaults: dict[str, Any] = {}\n")
+        .replace(
+            "        cursor = self.conn.execute(sql)\n",
+            "        cursor = self.conn.execute(sql)\n        assert cursor.description is not None\n",
+        )
+    )
+    result = analyse(repo.change("Type fixes now enforced by mypy", {"tabletool/db.py": db}))
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low
