@@ -202,6 +202,8 @@ def test_updating_a_commands_help_text_is_documentation(repo: Repo) -> None:
     result = analyse(repo.change("Update tabletool query --help, refs #686", files))
     assert result.type == ChangeType.docs
     assert result.importance == Importance.low
+    # What --help prints ships with the program: users see it.
+    assert result.flags.user_facing
 
 
 # --------------------------------------------------------------------------- issue references closing a title

@@ -168,5 +168,7 @@ def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], q
     evidence.vote(rule.type, rule.weight * trust, cite)
     if rule.max_importance is not None:
         evidence.caps.append((rule.max_importance, cite))
+    if rule.user_facing is not None:
+        evidence.user_facing = rule.user_facing
     if rule.signal is not None:
         evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)
