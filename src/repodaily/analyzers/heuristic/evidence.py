@@ -33,6 +33,13 @@ _COMPONENT_LABEL = re.compile(r"^[^\s:][^:]{0,39}:\s+(?=\S)")
 #: "Fixes #12 - add Y", "Fix #1438"): it links the issue, whatever its kind, so the words after it say what the
 #: commit does. Many projects title every commit so, features and refactors too.
 _ISSUE_REFERENCE = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+(?:\s*:\s*|\s+-\s+|\s*$)", re.I)
+#: A trailing reference to the issues a commit closes or relates to ("--stop-after option, closes #561",
+#: "Use uv in the Justfile, refs #674", "X; fixes #3 and #4"): the words before it are the title, and a
+#: pattern that reads how a title ends ("... support") reads them.
+_TRAILING_ISSUE_REFERENCE = re.compile(
+    r"\s*[,;:]?\s+(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references|see)\s+#\d+(?:\s*(?:,|and)\s*#\d+)*\s*$",
+    re.I,
+)
 # A message key of the rule table and the values its placeholders take.
 Reason = tuple[str, dict[str, Any]]
 
@@ -131,7 +138,7 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
                 _apply_tag(evidence, rules, rule, title.scope, cite, may_flag_security=may_flag)
         if title.bang:
             evidence.signal("breaking", "bang")
-    description = _ISSUE_REFERENCE.sub("", title.description, count=1)
+    description = _TRAILING_ISSUE_REFERENCE.sub("", _ISSUE_REFERENCE.sub("", title.description, count=1), count=1)
     stripped = _COMPONENT_LABEL.sub("", description, count=1)
     texts = {
         "description": [description, stripped] if stripped != description else [description],
@@ -154,10 +161,15 @@ def read_message(title: Title, body: str, rules: RuleSet, quote: str) -> Evidenc
 
 
 def apply_pattern(evidence: Evidence, rule: PatternRule, match: re.Match[str], quote: str, trust: float = 1.0) -> None:
-    """Cast ``rule``'s vote, cap and signal for ``match``; the vote weighs ``trust`` of the rule's weight."""
-    cite = quote.format(text=match.group(0).strip())
+    """Cast ``rule``'s vote, cap and signal for ``match``; the vote weighs ``trust`` of the rule's weight.
+
+    A match may span a body's wrapped lines; it is quoted as one line, clipped.
+    """
+    cite = quote.format(text=clip(" ".join(match.group(0).split()), MAX_QUOTED))
     evidence.vote(rule.type, rule.weight * trust, cite)
     if rule.max_importance is not None:
         evidence.caps.append((rule.max_importance, cite))
+    if rule.user_facing is not None:
+        evidence.user_facing = rule.user_facing
     if rule.signal is not None:
         evidence.signal(rule.signal, "footer" if rule.where == "body" and rule.signal == "breaking" else cite)

@@ -80,6 +80,9 @@ class PatternRule(Strict):
     weight: float = Field(default=1.0, ge=0)
     max_importance: Importance | None = None
     signal: Signal | None = None
+    #: Whether what the match names reaches users whatever the type says (a command's help text is
+    #: documentation users read): as a tag's `user_facing`, it overrides the type's default.
+    user_facing: bool | None = None
     #: Conventional Commits types whose prefix says what the title's words describe is not the
     #: commit's own doing: under `refactor:`, "`__loader__` is deprecated" is why the code moves.
     unless_conventional: list[ChangeType] = Field(default_factory=list)
