@@ -1,0 +1,94 @@
+"""The heuristic on the conventions of a Rust command-line tool.
+
+Such a tool writes strict Conventional Commits (``feat(scope):``, ``fix:``,
+``chore(deps):``), lets bots and its maintainers bump ``Cargo.lock`` and its Nix
+flake, formats its flake with a formatter, and updates its crates when an
+audit of them reports a CVE. Every commit is made by git in a temporary
+repository and read by the git source, as a report reads it
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_CARGO = """[package]
+name = "lister"
+version = "0.4.1"
+edition = "2021"
+rust-version = "1.83.0"
+
+[dependencies]
+phf = { version = "0.12.1", features = ["macros"] }
+timeago = { version = "0.4.2", default-features = false }
+"""
+
+_LOCK = """[[package]]
+name = "phf"
+version = "0.12.1"
+
+[[package]]
+name = "timeago"
+version = "0.4.2"
+"""
+
+_FLAKE = """{
+  outputs = { self, nixpkgs, naersk }:
+    {
+      checks = {
+        clippy = naersk.buildPackage {
+          src = ./.;
+          mode = "clippy";
+        };
+      } // (import ./nix/trycmd.nix { inherit nixpkgs naersk; });
+    };
+}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# lister\n",
+            "Cargo.toml": _CARGO,
+            "Cargo.lock": _LOCK,
+            "flake.nix": _FLAKE,
+            "src/main.rs": 'fn main() {\n    println!("lister");\n}\n',
+        },
+    )
+
+
+def test_a_crate_update_whose_body_names_a_cve_is_a_security_fix(repo: Repo) -> None:
+    """An audit's finding, named by the word alone, makes a dependency update a security fix."""
+    commit = repo.change(
+        "chore(deps): update crates\n\n- Update crates to avoid the CVE error in CI\n",
+        {
+            "Cargo.toml": _CARGO.replace('"0.12.1"', '"0.13.1"'),
+            "Cargo.lock": _LOCK.replace("0.12.1", "0.13.1"),
+        },
+    )
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.security
+    assert analysis.importance == Importance.high
+
+
+def test_a_crate_update_that_names_no_cve_is_routine(repo: Repo) -> None:
+    commit = repo.change(
+        "chore(deps): update crates\n\n- Update crates to their latest compatible versions\n",
+        {
+            "Cargo.toml": _CARGO.replace('"0.12.1"', '"0.12.2"'),
+            "Cargo.lock": _LOCK.replace("0.12.1", "0.12.2"),
+        },
+    )
+    analysis = analyse(commit)
+    assert analysis.type == ChangeType.build
+    assert not analysis.flags.security
+    assert analysis.importance != Importance.high
