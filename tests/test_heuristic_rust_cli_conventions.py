@@ -92,3 +92,19 @@ def test_a_crate_update_that_names_no_cve_is_routine(repo: Repo) -> None:
     assert analysis.type == ChangeType.build
     assert not analysis.flags.security
     assert analysis.importance != Importance.high
+
+
+def test_a_flake_a_formatter_lays_out_anew_is_no_build_change(repo: Repo) -> None:
+    """nixfmt moves an operator to the next line: the build does what it did, no user sees it."""
+    laid_out = _FLAKE.replace("      } // (import", "      }\n      // (import")
+    analysis = analyse(repo.change("style: update nix style\n", {"flake.nix": laid_out}))
+    assert analysis.type != ChangeType.build
+    assert analysis.importance == Importance.low
+    assert not analysis.flags.user_facing
+
+
+def test_a_flake_that_changes_a_setting_stays_a_build_change(repo: Repo) -> None:
+    changed = _FLAKE.replace('mode = "clippy";', 'mode = "check";')
+    analysis = analyse(repo.change("build: check instead of lint in the flake\n", {"flake.nix": changed}))
+    assert analysis.type == ChangeType.build
+    assert analysis.flags.user_facing

@@ -92,6 +92,9 @@ COMMENTS = "comments"
 
 #: The class of a code file whose patch only lays its code out anew (see ``[paths.layout]`` of rules.toml).
 LAYOUT = "layout"
+#: The types of the classes whose files a formatter lays out (code has none): code, tests, and build
+#: files, which projects format too (nixfmt, taplo, cmake-format).
+_LAID_OUT = (None, ChangeType.test, ChangeType.build)
 
 #: The class of a TypeScript file whose patch only adds or drops type assertions (``[paths.assertions]``).
 ASSERTIONS = "assertions"
@@ -116,7 +119,7 @@ _FILE_HEADERS = ("++ ", "-- ")
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
     """The file's path class; a code file whose patch changes only comments is of the comments class,
-    a code or test file whose patch only lays its code out anew of the layout class, a TypeScript file
+    a code, test or build file whose patch only lays its code out anew of the layout class, a TypeScript file
     whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
     directives of the includes class, and a manifest whose patch
@@ -125,7 +128,7 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     kind = rules.path_rules(name).type
     if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
-    if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
+    if kind in _LAID_OUT and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
     if kind is None and ASSERTIONS in rules.paths and assertions_only(file):
         return ASSERTIONS
