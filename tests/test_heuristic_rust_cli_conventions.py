@@ -51,6 +51,27 @@ _FLAKE = """{
 """
 
 
+_ICONS = """use phf::{phf_map, Map};
+
+pub const FILENAME_ICONS: Map<&'static str, char> = phf_map! {
+    "Makefile.in"         => Icons::MAKE,
+    "MANIFEST"            => Icons::LANG_PYTHON,
+    "mpv.conf"            => '\\u{f36e}',
+    "npmrc"               => Icons::NPM,
+};
+
+pub const RENDERERS: Map<&'static str, &'static str> = phf_map! {
+    "grok"                => "GrokRenderer",
+    "hf"                  => "HfRenderer",
+    "mistral"             => "MistralRenderer",
+};
+
+pub fn icon_for(name: &str) -> Option<char> {
+    FILENAME_ICONS.get(name).copied()
+}
+"""
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(
@@ -60,6 +81,7 @@ def repo(tmp_path: Path) -> Repo:
             "Cargo.toml": _CARGO,
             "Cargo.lock": _LOCK,
             "flake.nix": _FLAKE,
+            "src/icons.rs": _ICONS,
             "src/main.rs": 'fn main() {\n    println!("lister");\n}\n',
         },
     )
@@ -108,3 +130,35 @@ def test_a_flake_that_changes_a_setting_stays_a_build_change(repo: Repo) -> None
     analysis = analyse(repo.change("build: check instead of lint in the flake\n", {"flake.nix": changed}))
     assert analysis.type == ChangeType.build
     assert analysis.flags.user_facing
+
+
+def test_rows_added_to_a_table_keyed_by_file_names_are_a_low_feature(repo: Repo) -> None:
+    """An icon for one more file name: user-visible, and as narrow as a feature gets."""
+    rows = _ICONS.replace(
+        "    \"mpv.conf\"            => '\\u{f36e}',\n",
+        '    "mix.lock"            => Icons::LANG_ELIXIR,\n    "mpv.conf"            => \'\\u{f36e}\',\n',
+    )
+    analysis = analyse(repo.change("feat: add elixir icon for mix.lock\n", {"src/icons.rs": rows}))
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance == Importance.low
+    assert analysis.flags.user_facing
+
+
+def test_a_row_that_registers_a_mode_is_no_file_table_row(repo: Repo) -> None:
+    """A key that names no file (a mode, a backend) makes an option work: the message's own weight."""
+    rows = _ICONS.replace(
+        '    "hf"                  => "HfRenderer",\n',
+        '    "fast"                => "HfRenderer",\n    "hf"                  => "HfRenderer",\n',
+    )
+    analysis = analyse(repo.change("feat: add a renderer for the fast mode\n", {"src/icons.rs": rows}))
+    assert analysis.type == ChangeType.feat
+    assert analysis.importance == Importance.medium
+
+
+def test_code_changed_beside_the_rows_is_judged_as_code(repo: Repo) -> None:
+    rows = _ICONS.replace(
+        "    \"mpv.conf\"            => '\\u{f36e}',\n",
+        '    "mix.lock"            => Icons::LANG_ELIXIR,\n    "mpv.conf"            => \'\\u{f36e}\',\n',
+    ).replace("FILENAME_ICONS.get(name).copied()", "FILENAME_ICONS.get(&name.to_lowercase()).copied()")
+    analysis = analyse(repo.change("feat: match icons by lower-case file name\n", {"src/icons.rs": rows}))
+    assert analysis.importance == Importance.medium

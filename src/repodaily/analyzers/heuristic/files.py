@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.assertions import assertions_only
+from repodaily.analyzers.heuristic.entries import entries_only
 from repodaily.analyzers.heuristic.includes import includes_only
 from repodaily.analyzers.heuristic.inlining import inlining_only
 from repodaily.analyzers.heuristic.layout import layout_only
@@ -105,6 +106,9 @@ INLINING = "inlining"
 #: The class of a C or C++ file whose patch only adds include directives (``[paths.includes]``).
 INCLUDES = "includes"
 
+#: The class of a code file whose patch only adds rows to a table keyed by strings (``[paths.entries]``).
+ENTRIES = "entries"
+
 
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
@@ -122,7 +126,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     a code, test or build file whose patch only lays its code out anew of the layout class, a TypeScript file
     whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
-    directives of the includes class, and a manifest whose patch
+    directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
+    entries class, and a manifest whose patch
     changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
@@ -136,6 +141,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return INLINING
     if kind is None and INCLUDES in rules.paths and includes_only(file):
         return INCLUDES
+    if kind is None and ENTRIES in rules.paths and entries_only(file):
+        return ENTRIES
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name
