@@ -162,3 +162,18 @@ def test_code_changed_beside_the_rows_is_judged_as_code(repo: Repo) -> None:
     ).replace("FILENAME_ICONS.get(name).copied()", "FILENAME_ICONS.get(&name.to_lowercase()).copied()")
     analysis = analyse(repo.change("feat: match icons by lower-case file name\n", {"src/icons.rs": rows}))
     assert analysis.importance == Importance.medium
+
+
+def test_a_crate_swapped_for_its_fork_takes_nothing_from_users(repo: Repo) -> None:
+    """The fork replaces the crate in the same commit: the binary builds with it, nobody installs anything."""
+    swapped = _CARGO.replace('timeago = { version = "0.4.2", default-features = false }', 'timeago-ng = "0.5"')
+    analysis = analyse(repo.change("build(deps): switch to our own fork of timeago\n", {"Cargo.toml": swapped}))
+    assert analysis.type == ChangeType.build
+    assert not analysis.flags.breaking
+    assert analysis.importance != Importance.high
+
+
+def test_a_crate_dropped_with_no_replacement_still_breaks(repo: Repo) -> None:
+    dropped = _CARGO.replace('timeago = { version = "0.4.2", default-features = false }\n', "")
+    analysis = analyse(repo.change("build(deps): drop timeago\n", {"Cargo.toml": dropped}))
+    assert analysis.flags.breaking
