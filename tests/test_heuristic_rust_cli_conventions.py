@@ -72,6 +72,29 @@ pub fn icon_for(name: &str) -> Option<char> {
 """
 
 
+_FIELDS = """/// A file's permissions, with the platform's extras.
+#[derive(Copy, Clone)]
+pub struct PermissionsPlus {
+    pub file_type: u8,
+    pub xattrs: bool,
+}
+
+pub fn is_dir(p: &PermissionsPlus) -> bool {
+    p.file_type == 1
+}
+
+#[cfg(test)]
+mod test {
+    struct TestColours;
+
+    #[test]
+    fn dir() {
+        assert!(super::is_dir(&super::PermissionsPlus { file_type: 1, xattrs: false }));
+    }
+}
+"""
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(
@@ -82,6 +105,7 @@ def repo(tmp_path: Path) -> Repo:
             "Cargo.lock": _LOCK,
             "flake.nix": _FLAKE,
             "src/icons.rs": _ICONS,
+            "src/fields.rs": _FIELDS,
             "src/main.rs": 'fn main() {\n    println!("lister");\n}\n',
         },
     )
@@ -177,3 +201,29 @@ def test_a_crate_dropped_with_no_replacement_still_breaks(repo: Repo) -> None:
     dropped = _CARGO.replace('timeago = { version = "0.4.2", default-features = false }\n', "")
     analysis = analyse(repo.change("build(deps): drop timeago\n", {"Cargo.toml": dropped}))
     assert analysis.flags.breaking
+
+
+def test_warnings_silenced_for_a_new_compiler_are_a_low_fix_no_user_sees(repo: Repo) -> None:
+    """`#[allow(unused)]` on fields a new rustc calls dead: the binary is the same, the denied-warnings build passes."""
+    silenced = _FIELDS.replace("    pub file_type: u8,", "    #[allow(unused)]\n    pub file_type: u8,").replace(
+        "    pub xattrs: bool,", "    #[allow(unused)]\n    pub xattrs: bool,"
+    )
+    analysis = analyse(repo.change("fix(windows): fix unused PermissionsPlus fields\n", {"src/fields.rs": silenced}))
+    assert analysis.type == ChangeType.fix
+    assert analysis.importance == Importance.low
+    assert not analysis.flags.user_facing
+
+
+def test_a_warning_silenced_in_a_unit_test_module_is_a_test_change(repo: Repo) -> None:
+    silenced = _FIELDS.replace("    struct TestColours;", "    #[allow(dead_code)]\n    struct TestColours;")
+    analysis = analyse(repo.change("fix(windows): rustc false positives in tests\n", {"src/fields.rs": silenced}))
+    assert analysis.type == ChangeType.test
+
+
+def test_a_suppression_beside_changed_code_is_judged_as_code(repo: Repo) -> None:
+    changed = _FIELDS.replace("    pub xattrs: bool,", "    #[allow(unused)]\n    pub xattrs: bool,").replace(
+        "p.file_type == 1", "p.file_type == 1 || p.file_type == 2"
+    )
+    analysis = analyse(repo.change("fix: directories of the second kind are directories\n", {"src/fields.rs": changed}))
+    assert analysis.importance == Importance.medium
+    assert analysis.flags.user_facing
