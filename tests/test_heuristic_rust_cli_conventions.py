@@ -227,3 +227,14 @@ def test_a_suppression_beside_changed_code_is_judged_as_code(repo: Repo) -> None
     analysis = analyse(repo.change("fix: directories of the second kind are directories\n", {"src/fields.rs": changed}))
     assert analysis.importance == Importance.medium
     assert analysis.flags.user_facing
+
+
+def test_a_fix_scoped_to_a_test_suite_in_a_build_file_reaches_no_installation(repo: Repo) -> None:
+    """`fix(itest):` in the flake's check build fixes how the integration tests run, not what users install."""
+    changed = _FLAKE.replace(
+        'mode = "clippy";', 'mode = "clippy";\n          cargoTestOptions = [ "--features powertest" ];'
+    )
+    analysis = analyse(
+        repo.change("fix(itest): enable the integration tests in the flake check\n", {"flake.nix": changed})
+    )
+    assert analysis.importance == Importance.low
