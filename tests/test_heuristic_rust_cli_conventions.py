@@ -79,6 +79,7 @@ pub struct PermissionsPlus {
     pub xattrs: bool,
 }
 
+#[allow(clippy::trivially_copy_pass_by_ref)]
 pub fn is_dir(p: &PermissionsPlus) -> bool {
     p.file_type == 1
 }
@@ -238,3 +239,9 @@ def test_a_fix_scoped_to_a_test_suite_in_a_build_file_reaches_no_installation(re
         repo.change("fix(itest): enable the integration tests in the flake check\n", {"flake.nix": changed})
     )
     assert analysis.importance == Importance.low
+
+
+def test_blank_lines_a_formatter_drops_are_no_warning_suppression(repo: Repo) -> None:
+    tidied = _FIELDS.replace("}\n\n#[allow(clippy", "}\n#[allow(clippy")
+    analysis = analyse(repo.change("style: tidy fields.rs\n", {"src/fields.rs": tidied}))
+    assert "warning-suppression" not in analysis.importance_reason

@@ -38,11 +38,20 @@ def suppressions_only(file: ContextFile) -> bool:
 
 
 def _changes_suppressions(hunk: str) -> bool | None:
-    """True: the hunk changes suppressions and nothing else; False: it changes nothing; None: it changes code."""
+    """True: the hunk changes suppressions and nothing else; False: it changes nothing; None: it changes code.
+
+    A hunk that only moves blank lines changes no suppression either: a formatter's (see :mod:`.layout`).
+    """
     removed, added = changed_lines(hunk)
     if removed == added:
         return False
-    return True if _code(removed) == _code(added) else None
+    if _code(removed) != _code(added) or not any(map(_suppresses, removed + added)):
+        return None
+    return True
+
+
+def _suppresses(line: str) -> bool:
+    return _ATTRIBUTE.match(line) is not None or _DIRECTIVE.search(line) is not None
 
 
 def _code(lines: list[str]) -> list[str]:
