@@ -245,3 +245,20 @@ def test_blank_lines_a_formatter_drops_are_no_warning_suppression(repo: Repo) ->
     tidied = _FIELDS.replace("}\n\n#[allow(clippy", "}\n#[allow(clippy")
     analysis = analyse(repo.change("style: tidy fields.rs\n", {"src/fields.rs": tidied}))
     assert "warning-suppression" not in analysis.importance_reason
+
+
+def test_a_corrected_manual_page_is_documentation_users_read(repo: Repo) -> None:
+    """The man page installs with the binary: fixing an option's name there changes what users read."""
+    repo.change("docs(man): document the colours\n", {"man/lister_colors.5.md": "perms:\n  user_executable_file\n"})
+    analysis = analyse(
+        repo.change("docs(man): corrected an option\n", {"man/lister_colors.5.md": "perms:\n  user_execute_file\n"})
+    )
+    assert analysis.type == ChangeType.docs
+    assert analysis.importance == Importance.low
+    assert analysis.flags.user_facing
+
+
+def test_the_readme_stays_documentation_of_the_project(repo: Repo) -> None:
+    analysis = analyse(repo.change("docs: reword the readme\n", {"README.md": "# lister\n\nLists files.\n"}))
+    assert analysis.type == ChangeType.docs
+    assert not analysis.flags.user_facing
