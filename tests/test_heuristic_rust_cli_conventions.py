@@ -1,10 +1,12 @@
 """The heuristic on the conventions of a Rust command-line tool.
 
 Such a tool writes strict Conventional Commits (``feat(scope):``, ``fix:``,
-``chore(deps):``), lets bots and its maintainers bump ``Cargo.lock`` and its Nix
-flake, formats its flake with a formatter, and updates its crates when an
-audit of them reports a CVE. Every commit is made by git in a temporary
-repository and read by the git source, as a report reads it
+``chore(deps):``, ``fix(itest):``), lets bots and its maintainers bump
+``Cargo.lock`` and its Nix flake, formats its flake with a formatter, updates
+its crates when an audit of them reports a CVE or swaps one for a fork, keeps
+tables keyed by file names (the icon of each), silences the warnings a new
+compiler raises, and installs man pages. Every commit is made by git in a
+temporary repository and read by the git source, as a report reads it
 (:class:`test_surface.Repo`).
 """
 
