@@ -218,7 +218,12 @@ def judge(title: Title, evidence: Evidence, facts: Files, rules: RuleSet, quote:
         if ladder.reasons[0][0] != "reason_sync_merge":
             ladder.reasons.insert(0, ("reason_sync_merge", {}))
     user_facing = counted_user_facing and (
-        primary in rules.decision.user_facing_types or breaking or security or evidence.user_facing is True
+        primary in rules.decision.user_facing_types
+        or breaking
+        or security
+        or evidence.user_facing is True
+        # Documentation installed with the release (manual pages) is part of what its users read.
+        or (primary == ChangeType.docs and basis == "paths" and rules.path_rules(facts.dominant_class).user_facing)
     )
     return Judgement(primary, secondary, ladder.level, ladder.reasons, security, breaking, user_facing, basis, reverted)
 

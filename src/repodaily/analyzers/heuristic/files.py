@@ -11,10 +11,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.assertions import assertions_only
+from repodaily.analyzers.heuristic.entries import entries_only
 from repodaily.analyzers.heuristic.includes import includes_only
 from repodaily.analyzers.heuristic.inlining import inlining_only
 from repodaily.analyzers.heuristic.layout import layout_only
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.suppressions import suppressions_only
 from repodaily.analyzers.heuristic.unit_tests import only_unit_tests
 from repodaily.models import ChangeType, ContextFile, FileCategory, FileStatus
 
@@ -89,9 +91,15 @@ def _platform_file(source: list[ContextFile], rules: RuleSet) -> str | None:
 #: The class of a code file whose patch changes only comments (see ``[paths.comments]`` of rules.toml).
 COMMENTS = "comments"
 
+#: The class of a code file whose patch only adds or drops warning suppressions (``[paths.suppressions]``).
+SUPPRESSIONS = "suppressions"
+
 
 #: The class of a code file whose patch only lays its code out anew (see ``[paths.layout]`` of rules.toml).
 LAYOUT = "layout"
+#: The types of the classes whose files a formatter lays out (code has none): code, tests, and build
+#: files, which projects format too (nixfmt, taplo, cmake-format).
+_LAID_OUT = (None, ChangeType.test, ChangeType.build)
 
 #: The class of a TypeScript file whose patch only adds or drops type assertions (``[paths.assertions]``).
 ASSERTIONS = "assertions"
@@ -101,6 +109,9 @@ INLINING = "inlining"
 
 #: The class of a C or C++ file whose patch only adds include directives (``[paths.includes]``).
 INCLUDES = "includes"
+
+#: The class of a code file whose patch only adds rows to a table keyed by strings (``[paths.entries]``).
+ENTRIES = "entries"
 
 
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
@@ -115,17 +126,21 @@ _FILE_HEADERS = ("++ ", "-- ")
 
 
 def _class_of(file: ContextFile, rules: RuleSet) -> str:
-    """The file's path class; a code file whose patch changes only comments is of the comments class,
-    a code or test file whose patch only lays its code out anew of the layout class, a TypeScript file
+    """The file's path class; a code file whose patch only adds or drops warning suppressions is of the
+    suppressions class, one whose patch changes only comments of the comments class,
+    a code, test or build file whose patch only lays its code out anew of the layout class, a TypeScript file
     whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
-    directives of the includes class, and a manifest whose patch
+    directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
+    entries class, and a manifest whose patch
     changes only its development tools' sections of the tooling class."""
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
+    if kind is None and SUPPRESSIONS in rules.paths and suppressions_only(file):
+        return SUPPRESSIONS
     if kind is None and COMMENTS in rules.paths and _comments_only(file):
         return COMMENTS
-    if kind in (None, ChangeType.test) and LAYOUT in rules.paths and layout_only(file):
+    if kind in _LAID_OUT and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
     if kind is None and ASSERTIONS in rules.paths and assertions_only(file):
         return ASSERTIONS
@@ -133,6 +148,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return INLINING
     if kind is None and INCLUDES in rules.paths and includes_only(file):
         return INCLUDES
+    if kind is None and ENTRIES in rules.paths and entries_only(file):
+        return ENTRIES
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name
@@ -168,9 +185,10 @@ def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSe
     """The classes, the source files among them of the tests' class when each changes only its unit tests.
 
     Only when the commit changes no other source (:mod:`.unit_tests`): a commit that changes
-    code is judged by the code, and the tests it adapts beside it are read with it.
+    code is judged by the code, and the tests it adapts beside it are read with it. A warning
+    silenced only in a file's unit tests is a change of the tests too.
     """
-    source = [i for i, name in enumerate(classes) if rules.path_rules(name).type is None]
+    source = [i for i, name in enumerate(classes) if rules.path_rules(name).type is None or name == SUPPRESSIONS]
     if not source or TESTS not in rules.paths or not all(only_unit_tests(files[i]) for i in source):
         return classes
     return [TESTS if i in source else name for i, name in enumerate(classes)]

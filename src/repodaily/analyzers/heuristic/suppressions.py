@@ -1,0 +1,60 @@
+"""Whether a code file's patch only adds or drops directives that silence a compiler's or linter's warning.
+
+A new compiler release or a stricter lint flags code that is fine ("rustc false
+dead code positives"), and a build that denies warnings (``RUSTFLAGS=-D
+warnings``, ``-Werror``, a lint step in CI) fails until the code says the warning
+is expected: ``#[allow(unused)]``, ``#[expect(dead_code)]``, ``@SuppressWarnings``,
+``// NOLINT``, ``# noqa``, ``# type: ignore``, ``// eslint-disable-next-line``,
+``// @ts-expect-error``. The compiled program does what it did; only the
+developers' build sees the difference. A patch that changes anything else, once
+such directives are set aside, is none of these.
+"""
+
+from __future__ import annotations
+
+import re
+
+from repodaily.analyzers.heuristic.layout import changed_lines, only_set_aside
+from repodaily.models import ContextFile
+
+__all__ = ["suppressions_only"]
+
+#: A line that is only an attribute or annotation silencing a warning (Rust's, the JVM's).
+_ATTRIBUTE = re.compile(r"^\s*(#!?\[(allow|expect)\([^\]]*\)\]|@Suppress(Warnings)?\(.*\))\s*$")
+#: A comment directive silencing a checker, on a line of its own or after the code it concerns.
+_DIRECTIVE = re.compile(
+    r"\s*(#|//|/\*)\s*(noqa\b|type:\s*ignore\b|pyright:\s*ignore\b|pylint:\s*disable|eslint-disable|"
+    r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable)[^\n]*$"
+)
+#: The cheap test a patch with such a directive passes before the regexes run.
+_HINTS = ("allow(", "expect(", "@Suppress", "noqa", "ignore", "disable", "@ts-", "NOLINT", "nolint")
+
+
+def suppressions_only(file: ContextFile) -> bool:
+    """Every hunk of the file's whole patch adds or drops warning suppressions and changes no code."""
+    if not any(hint in file.text for hint in _HINTS):
+        return False
+    return only_set_aside(file, _changes_suppressions)
+
+
+def _changes_suppressions(hunk: str) -> bool | None:
+    """True: the hunk changes suppressions and nothing else; False: it changes nothing; None: it changes code.
+
+    A hunk that only moves blank lines changes no suppression either: a formatter's (see :mod:`.layout`).
+    """
+    removed, added = changed_lines(hunk)
+    if removed == added:
+        return False
+    if _code(removed) != _code(added) or not any(map(_suppresses, removed + added)):
+        return None
+    return True
+
+
+def _suppresses(line: str) -> bool:
+    return _ATTRIBUTE.match(line) is not None or _DIRECTIVE.search(line) is not None
+
+
+def _code(lines: list[str]) -> list[str]:
+    """The lines without suppressions: attribute lines dropped, trailing directives cut, blank lines left out."""
+    kept = (_DIRECTIVE.sub("", line).rstrip() for line in lines if not _ATTRIBUTE.match(line))
+    return [line for line in kept if line.strip()]
