@@ -1,10 +1,10 @@
 """Reading one item ahead of an async iterator's consumer.
 
 A report is made in two halves that need different resources: reading a day
-(git, in a worker thread) and analysing it (a model's server, or the
-heuristic's worker processes). Awaited one after the other, each half leaves
-the other's resource idle; reading the next day while the consumer works on
-this one keeps both busy, for the memory of one more day.
+(git, a process of its own read in a worker thread) and analysing it (a
+model's server). Awaited one after the other, each half leaves the other's
+resource idle; reading the next day while the consumer works on this one keeps
+both busy, for the memory of one more day.
 """
 
 from __future__ import annotations

@@ -559,8 +559,7 @@ class Pipeline:
 
         At most two days are held in memory at a time: a ten-year backfill peaks
         where two days do. Reading ahead keeps git and the analysis busy at once
-        when the analysis runs elsewhere (a model's server, the heuristic's worker
-        processes). Git's work (opening, a mirror's fetch, reading a day,
+        when the analysis runs elsewhere (a model's server). Git's work (opening, a mirror's fetch, reading a day,
         listing a tree or tags) runs in a worker thread, so the event loop goes on
         with other repositories' analyses and deliveries meanwhile. Each report is
         kept in the store as it is made, for ``site`` and ``digest``.

@@ -40,7 +40,6 @@ from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import keeps_working, weigh_surface
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
-from repodaily.analyzers.heuristic.workers import Workers, default_processes
 from repodaily.errors import ConfigError
 from repodaily.models import DEPTH, Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
 from repodaily.paths import PathTable
@@ -61,15 +60,12 @@ class HeuristicAnalyzer(Analyzer):
         language: str = "zh",
         rules: RuleSet | None = None,
         conventions: Mapping[str, Any] | None = None,
-        processes: int | None = None,
         **_ignored: object,
     ) -> None:
         """Judge in ``language`` by the packaged rules, extended by a repository's ``conventions``.
 
         ``conventions`` is a rule-table extension (see :func:`load_conventions`);
-        ``rules``, a complete rule set, takes the place of both, and is judged in
-        this process only. A long run judges in up to ``processes`` worker
-        processes (:mod:`.workers`; default one fewer than the CPUs, 0 for none).
+        ``rules``, a complete rule set, takes the place of both.
         """
         self.rules = rules or RuleSet.load(conventions, source="repository conventions")
         if language not in self.rules.messages:
@@ -77,8 +73,6 @@ class HeuristicAnalyzer(Analyzer):
             raise ConfigError(f"heuristic analyzer: no messages for language {language!r} (available: {known})")
         self.language = language
         self._writer = Writer(self.rules.messages[language], self.rules)
-        workers = default_processes() if processes is None else processes
-        self._workers = Workers(0 if rules is not None else workers, language, conventions)
 
     @property
     def fingerprint(self) -> str:
@@ -95,10 +89,7 @@ class HeuristicAnalyzer(Analyzer):
         return self.rules.path_table
 
     async def analyze(self, item: AnalysisInput) -> Analysis:
-        return await self._workers.judge(self, item)
-
-    async def aclose(self) -> None:
-        self._workers.close()
+        return self.analyze_sync(item)
 
     def read(self, item: AnalysisInput) -> Reading:
         """Everything the rules find in one commit, before any judgement.
