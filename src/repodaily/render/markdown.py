@@ -23,7 +23,8 @@ from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
 from repodaily.render.text import plain_text
 
 REPORT_TEMPLATE = "report.md.j2"
-_PULL_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
+#: Started only where a run of blanks starts: tried inside a long run too, it would cost time quadratic in it.
+_PULL_SUFFIX = re.compile(r"(?<!\s)\s*\(#\d+\)\s*$")
 
 
 @dataclass(frozen=True)

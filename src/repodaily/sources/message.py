@@ -36,7 +36,8 @@ from repodaily.models import MessageParts, RevertRef, SeriesRef, Trailer
 
 __all__ = ["SubjectParts", "parse_message", "parse_subject", "reverted_title", "split_tags", "without_revert_notice"]
 
-_PR_SUFFIX = re.compile(r"\s*\(#(?P<number>\d+)\)\s*$")
+#: Started only where a run of blanks starts: tried inside a long run too, it would cost time quadratic in it.
+_PR_SUFFIX = re.compile(r"(?<!\s)\s*\(#(?P<number>\d+)\)\s*$")
 _PR_MERGE = re.compile(r"^Merge pull request #(?P<number>\d+) from ")
 _LEADING_TAG = re.compile(r"^\s*\[([^\[\]]{1,80})\]\s*[:\-–—]?\s*")
 _REVERT_WORD = re.compile(r"^revert\b(?P<words>.*)$", re.IGNORECASE)

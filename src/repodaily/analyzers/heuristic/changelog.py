@@ -15,6 +15,7 @@ from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.message_rules import SectionRule
 from repodaily.analyzers.heuristic.prose import bare_text, link_targets_dropped
 from repodaily.analyzers.heuristic.rules import RuleSet
+from repodaily.analyzers.heuristic.title import MAX_TITLE_CHARS
 from repodaily.models import ContextFile, FileStatus
 
 __all__ = ["read_changelog", "read_gathered_fragments"]
@@ -22,9 +23,11 @@ __all__ = ["read_changelog", "read_gathered_fragments"]
 _RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
 _RST_LITERAL = re.compile(r"``([^`]+)``")
 #: Who wrote the change, closing an entry: "- by :user:`name`", "by @name in #123", "(thanks to @a and @b)".
+#: Started only where a run of blanks starts (`(?<!\s)`), the blanks and dashes before "by" taken whole
+#: (`(?>...)`, at most 8 dashes): a line of many blanks or dashes costs linear time, not quadratic.
 _PERSON = r"(?::[a-z]+:`[^`]+`|@[\w-]+)"
 _ATTRIBUTION = re.compile(
-    rf"\s*[-–—,(]*\s*\b(?:(?:contributed|patch|reported|fixed|implemented)\s+by|by|thanks\s+to)\s+{_PERSON}"
+    rf"(?<!\s)(?>\s*[-–—,(]{{0,8}}\s*)\b(?:(?:contributed|patch|reported|fixed|implemented)\s+by|by|thanks\s+to)\s+{_PERSON}"
     rf"(?:\s*(?:,|and|&)\s*{_PERSON})*(?:\s+in\s+\S+)?\s*\)?(?=\.?\s*$)",
     re.IGNORECASE,
 )
@@ -222,7 +225,7 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         return
     read: set[str] = set()
     for entry in entries:
-        words = link_targets_dropped(entry.text)
+        words = link_targets_dropped(entry.text)[:MAX_TITLE_CHARS]
         for key, rule in rules.patterns.items():
             below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
             if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(words)) is None:

@@ -37,7 +37,10 @@ _ISSUE_REFERENCE = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?)\s+#\d
 #: "Use uv in the Justfile, refs #674", "X; fixes #3 and #4"): the words before it are the title, and a
 #: pattern that reads how a title ends ("... support") reads them.
 _TRAILING_ISSUE_REFERENCE = re.compile(
-    r"\s*[,;:]?\s+(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references|see)\s+#\d+(?:\s*(?:,|and)\s*#\d+)*\s*$",
+    # Started only where a run of blanks starts (`(?<!\s)`), the run taken whole (`(?>...)`): tried inside
+    # the run, or given back a blank at a time, a title of many blanks would cost time quadratic in their number.
+    r"(?<!\s)(?>\s*[,;:]?\s+)(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|references|see)\s+#\d+"
+    r"(?:\s*(?:,|and)\s*#\d+)*\s*$",
     re.I,
 )
 # A message key of the rule table and the values its placeholders take.

@@ -215,7 +215,8 @@ def _upgrade_note(facts: Files, rules: RuleSet) -> str | None:
 #: A word of a section's title: a version's heading (`## [v0.31.0](…)`) has none or one.
 _WORD = re.compile(r"[A-Za-z]{2,}")
 #: The link to the pull request a section's title ends with: `([#2236])`.
-_TRAILING_LINK = re.compile(r"\s*\(\[[^\]]*\]\)\s*$")
+# Starts where its run of blanks does: tried inside a long run, it would cost time quadratic in its length.
+_TRAILING_LINK = re.compile(r"(?<!\s)\s*\(\[[^\]]*\]\)\s*$")
 
 
 def _sections(file: ContextFile, sign: str, entry: re.Pattern[str]) -> list[str]:
@@ -226,8 +227,8 @@ def _sections(file: ContextFile, sign: str, entry: re.Pattern[str]) -> list[str]
     return [title for title in titles if len(_WORD.findall(link_targets_dropped(title))) >= 2]
 
 
-#: A version number as manifests and version tables write it.
-_VERSION = re.compile(r"\d+\.\d+")
+#: A version number as manifests and version tables write it, from where its digits start (as above).
+_VERSION = re.compile(r"(?<!\d)\d+\.\d+")
 
 
 def _versions_only(facts: Files, changes: list[DependencyChange]) -> bool:

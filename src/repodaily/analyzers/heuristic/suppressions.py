@@ -21,9 +21,10 @@ __all__ = ["suppressions_only"]
 
 #: A line that is only an attribute or annotation silencing a warning (Rust's, the JVM's).
 _ATTRIBUTE = re.compile(r"^\s*(#!?\[(allow|expect)\([^\]]*\)\]|@Suppress(Warnings)?\(.*\))\s*$")
-#: A comment directive silencing a checker, on a line of its own or after the code it concerns.
+#: A comment directive silencing a checker, on a line of its own or after the code it concerns (tried only
+#: where a run of blanks starts: inside one, a long run would cost time quadratic in its length).
 _DIRECTIVE = re.compile(
-    r"\s*(#|//|/\*)\s*(noqa\b|type:\s*ignore\b|pyright:\s*ignore\b|pylint:\s*disable|eslint-disable|"
+    r"(?<!\s)\s*(#|//|/\*)\s*(noqa\b|type:\s*ignore\b|pyright:\s*ignore\b|pylint:\s*disable|eslint-disable|"
     r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable)[^\n]*$"
 )
 #: The cheap test a patch with such a directive passes before the regexes run.

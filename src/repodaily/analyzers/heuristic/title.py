@@ -32,6 +32,10 @@ _UPPER_WORD = re.compile(r"^(?P<word>[A-Z]{2,8})(?P<colon>:?)\s+(?P<rest>\S.*)$"
 #: One that reverts a pull request it names by number only (`fix(context): revert PR #4707`,
 #: `docs: reverted #2018`): a revert of a change the title does not show.
 _NUMBERED_REVERT = re.compile(r"^revert(?:s|ed)?\s+(?:(?:the\s+)?(?:pr|pull request)\s+)?#\d+\s*$", re.IGNORECASE)
+#: The title the rules read is cut here. A forge caps a pull request's title at a few hundred characters; a
+#: longer subject is no title a rule was written for, and read whole it would let one hostile line cost
+#: each pattern time quadratic in its length.
+MAX_TITLE_CHARS = 1000
 _LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
 
 
@@ -93,7 +97,7 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
 
     A ``bare`` title (a branch-sync merge) is kept whole for the texts and carries no evidence.
     """
-    line = parts.title
+    line = parts.title[:MAX_TITLE_CHARS]
     if bare:
         return Title(line)
     tags, rest = split_tags(line)

@@ -141,7 +141,8 @@ _CONTEXT_WORDS = ("context length", "context_length", "context size", "context w
 _CONTEXT_TOKENS = re.compile(r"(?:context length|context size|context window|n_ctx)\D{0,24}?(\d{3,8})", re.I)
 # The prompt as the tokenizer counted it: "(4153 in the messages, ...)" (OpenAI, vLLM), "n_prompt_tokens" (llama.cpp),
 # "The input (4153 tokens)" (SGLang).
-_PROMPT_TOKENS = re.compile(r"(\d+) in the messages|n_prompt_tokens\W{1,4}(\d+)|input \((\d+) tokens\)", re.I)
+# A count starts where its digits do: tried inside a long run of digits, it would cost time quadratic in it.
+_PROMPT_TOKENS = re.compile(r"(?<!\d)(\d+) in the messages|n_prompt_tokens\W{1,4}(\d+)|input \((\d+) tokens\)", re.I)
 
 
 class _Retryable(ProviderError):

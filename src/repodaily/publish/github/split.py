@@ -47,8 +47,10 @@ _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 _FENCE_OPEN = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 _FENCE_CLOSE = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*")
 _HEADING = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
-_CLOSING_HASHES = re.compile(r"(?:^|[ \t]+)#+[ \t]*$")
-_TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*")
+# Blanks are taken whole (`(?<![ \t])`, `*+`): tried inside a long run of blanks, or given back one at a
+# time, a line of them would cost time quadratic in its length.
+_CLOSING_HASHES = re.compile(r"(?:^|(?<![ \t])[ \t]+)#+[ \t]*$")
+_TABLE_DELIMITER = re.compile(r" {0,3}\|?[ \t]*+:?-+:?[ \t]*+(?:\|[ \t]*+:?-+:?[ \t]*+)*\|?[ \t]*")
 _ANCHOR_LINE = re.compile(r' {0,3}<a\s+(?:id|name)="[^"]+"[^>]*>[ \t]*</a>[ \t]*')
 _ANCHOR = re.compile(r'<a\s+(?:id|name)="([^"]+)"[^>]*>')
 _DESTINATION = re.compile(r"\]\((#[^()\s]*)\)")
@@ -56,8 +58,9 @@ _SPECIAL = re.compile(r"[\\`\]<]")
 _BACKTICKS = re.compile(r"`+")
 _ESCAPABLE = frozenset(string.punctuation)
 # What a line cut short must not end in: backslashes (the last would escape the ellipsis), the start
-# of an entity (HTML reads "&lt" without its ";") or of a tag.
-_TORN = re.compile(r"(?:\\+|&[#\w]{0,12}|<[^<>]{0,80})\Z")
+# of an entity (HTML reads "&lt" without its ";") or of a tag. Backslashes are counted from where their run
+# starts: tried inside a long run, the search would cost time quadratic in its length.
+_TORN = re.compile(r"(?:(?<!\\)\\+|&[#\w]{0,12}|<[^<>]{0,80})\Z")
 
 
 @functools.cache

@@ -91,11 +91,12 @@ _TYPE = re.compile(
 # A function declared or defined at namespace scope: specifiers and a return type, then its name and `(`,
 # on the same line or at the start of the next (the style that breaks after the return type).
 # A line that starts with a statement's keyword is no declaration; a qualified name (`registry::get`) is
-# a member defined out of its class, not a new function.
+# a member defined out of its class, not a new function. The blanks before a line break and before `(`
+# are bounded: unbounded, a line of many blanks costs time quadratic in their number.
 _FUNCTION = re.compile(
     rf"^{_MACROS}{_TEMPLATE}(?!(?:return|else|case|goto|using|typedef|namespace|delete|new|throw|if|for|while|"
     r"switch|do|static_assert|friend|public|private|protected|class|struct|union|enum)\b)"
-    r"[A-Za-z_][\w:<>,* \t&]*?(?:[ \t*&]|[ \t*&]*\n)(?P<name>[A-Za-z]\w*)[ \t]*\(",
+    r"[A-Za-z_][\w:<>,* \t&]*?(?:[ \t*&]|[ \t*&]{0,8}\n)(?P<name>[A-Za-z]\w*)[ \t]{0,8}\(",
     re.M,
 )
 # A type alias: `using sink_mt = sink<std::mutex>;`, `typedef struct uv_loop_s uv_loop_t;`.

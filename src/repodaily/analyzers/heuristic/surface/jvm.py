@@ -52,8 +52,10 @@ _KOTLIN_HIDDEN = frozenset({"private", "internal"})
 _TYPE = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+(?P<name>[A-Za-z_$][\w$]*)")
 _INLINE_ANNOTATION = re.compile(r"@[\w.]+(?:\([^)]*\))?")
 _GENERICS = re.compile(r"<[^<>]*>")
-_CALLABLE = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*\(")
-_FIELD = re.compile(r"(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|;|$)")
+# A name starts where a word does (`(?<![\w$])`): tried at every letter of a long word, either pattern
+# would read the rest of the word each time, time quadratic in its length.
+_CALLABLE = re.compile(r"(?<![\w$])(?P<name>[A-Za-z_$][\w$]*)\s*\(")
+_FIELD = re.compile(r"(?<![\w$])(?P<name>[A-Za-z_$][\w$]*)\s*(?:=|;|$)")
 #: A hunk header that declares a type neither public nor protected: a package-private class (or a private one).
 _HIDDEN_TYPE = re.compile(
     r"^\s*(?:(?:private|static|final|abstract|sealed|non-sealed|strictfp)\s+)*(?:class|interface|enum|record)\b"
