@@ -1,0 +1,44 @@
+"""The heuristic on a maintained Python library's conventions: a team keeping a release line beside its main
+branch, a changelog of version sections, public features users may mark deprecated themselves.
+
+Every commit is made by git in a temporary repository and read by the git
+source, as a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"README.md": "# clack\n", "CHANGES.rst": "Version 2.1.0\n-------------\n\nUnreleased\n\n"})
+
+
+_ARGUMENT = """class Argument:
+    def __init__(self, decls, required=None, **attrs):
+        if "multiple" in attrs:
+            raise TypeError("__init__() got an unexpected keyword argument 'multiple'.")
+
+        self.decls = decls
+        self.required = required
+"""
+
+
+def test_a_parameter_named_deprecated_beside_an_unrelated_error_ends_no_deprecation(repo: Repo) -> None:
+    # Libraries that let their users mark a command or parameter deprecated read a `deprecated` argument;
+    # the name is no notice, and the error two lines above it has always been raised.
+    repo.change("Add arguments", {"src/clack/core.py": _ARGUMENT})
+    labelled = _ARGUMENT.replace(
+        "\n        self.decls = decls\n",
+        '\n        deprecated = attrs.get("deprecated", False)\n\n'
+        "        if deprecated:\n"
+        "            decls = [*decls, '(DEPRECATED)']\n"
+        "        self.decls = decls\n",
+    )
+    result = analyse(repo.change("Show a label on deprecated arguments", {"src/clack/core.py": labelled}))
+    assert not result.flags.breaking
+    assert not [change for change in result.surface if change.kind.value == "deprecation"]
