@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from test_surface import Repo, analyse
 
+from repodaily.models import ChangeType, Importance
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
@@ -42,3 +44,29 @@ def test_a_parameter_named_deprecated_beside_an_unrelated_error_ends_no_deprecat
     result = analyse(repo.change("Show a label on deprecated arguments", {"src/clack/core.py": labelled}))
     assert not result.flags.breaking
     assert not [change for change in result.surface if change.kind.value == "deprecation"]
+
+
+_EDIT = """import typing as t
+
+
+def edit(text: t.AnyStr | None = None, editor: str | None = None) -> t.AnyStr | None:
+    return _run(editor, text)
+"""
+
+
+def test_corrected_annotations_of_a_named_function_are_a_type_annotation_refactor(repo: Repo) -> None:
+    # "Correct click.edit typing": the title names the function whose annotations it corrects, and the
+    # changelog records it for users' type checkers; the program runs as before.
+    repo.change("Add edit", {"src/clack/termui.py": _EDIT})
+    overloads = _EDIT.replace(
+        "def edit(text: t.AnyStr | None = None, editor: str | None = None) -> t.AnyStr | None:\n",
+        "@t.overload\ndef edit(text: bytes, editor: str | None = None) -> bytes | None: ...\n\n\n"
+        "@t.overload\ndef edit(text: str | None = None, editor: str | None = None) -> str | None: ...\n\n\n"
+        "def edit(text: str | bytes | None = None, editor: str | None = None) -> str | bytes | None:\n",
+    )
+    changes = "Version 2.1.0\n-------------\n\nUnreleased\n\n-   ``edit`` overloads tell ``str`` from ``bytes``.\n"
+    result = analyse(
+        repo.change("Correct clack.edit typing (#2804)", {"src/clack/termui.py": overloads, "CHANGES.rst": changes})
+    )
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low
