@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_heuristic_libraries import merged_from
 from test_surface import Repo, analyse
 
 from repodaily.models import ChangeType, Importance
@@ -70,3 +71,19 @@ def test_corrected_annotations_of_a_named_function_are_a_type_annotation_refacto
     )
     assert result.type == ChangeType.refactor
     assert result.importance == Importance.low
+
+
+_COMPLETION = """def source(comp):
+    echo(comp.source())
+"""
+
+
+@pytest.mark.parametrize("title", ["Merge stable into main (#3479)", "Merge branch '2.1.x'"])
+def test_a_merged_maintenance_branch_brings_fixes(repo: Repo, title: str) -> None:
+    # The team fixes released versions on its maintenance branch and merges it forward; the entries its
+    # changelog gains say what now works ("... parse correctly on Windows"), not that it was broken.
+    repo.change("Add completion", {"src/clack/completion.py": _COMPLETION})
+    written = _COMPLETION.replace("    echo(comp.source())\n", "    echo(comp.source().encode(), nl=False)\n")
+    changes = "Version 2.1.1\n-------------\n\nUnreleased\n\n-   Completion scripts parse correctly on Windows.\n"
+    result = analyse(merged_from(repo, "stable", title, {"src/clack/completion.py": written, "CHANGES.rst": changes}))
+    assert result.type == ChangeType.fix
