@@ -87,3 +87,74 @@ def test_a_merged_maintenance_branch_brings_fixes(repo: Repo, title: str) -> Non
     changes = "Version 2.1.1\n-------------\n\nUnreleased\n\n-   Completion scripts parse correctly on Windows.\n"
     result = analyse(merged_from(repo, "stable", title, {"src/clack/completion.py": written, "CHANGES.rst": changes}))
     assert result.type == ChangeType.fix
+
+
+_PROGRESS = """class ProgressBar:
+    def __init__(self, length, update_min_steps=1):
+        self.length = length
+        self.update_min_steps = update_min_steps
+        self.pos = 0
+        self._pending = 0
+
+    def update(self, steps):
+        self._pending += steps
+        if self._pending >= self.update_min_steps:
+            self.pos += self._pending
+            self._pending = 0
+
+    def finish(self):
+        self.render()
+"""
+
+_PROGRESS_TEST = """from clack.progress import ProgressBar
+
+
+def test_progressbar_lands_on_final_position():
+    bar = ProgressBar(20, update_min_steps=7)
+    for _ in range(20):
+        bar.update(1)
+    bar.finish()
+    assert bar.pos == 20
+"""
+
+
+def test_a_guard_added_with_a_test_is_a_fix_when_the_changelog_names_no_type(repo: Repo) -> None:
+    # The entry says what now works ("settles on its final position"), not that it was broken; the diff adds
+    # a guard to an existing method and the test for the case, and declares nothing new.
+    repo.change("Add progress bar", {"src/clack/progress.py": _PROGRESS})
+    settled = _PROGRESS.replace(
+        "    def finish(self):\n",
+        "    def finish(self):\n        if self._pending:\n            self.pos += self._pending\n"
+        "            self._pending = 0\n",
+    )
+    changes = (
+        "Version 2.1.0\n-------------\n\nUnreleased\n\n"
+        "-   The progress bar settles on its final position when ``update_min_steps``\n"
+        "    does not divide the total. :issue:`3571`\n"
+    )
+    result = analyse(
+        repo.change(
+            "Settles progress bar on its final position (#3769)",
+            {"src/clack/progress.py": settled, "tests/test_progress.py": _PROGRESS_TEST, "CHANGES.rst": changes},
+        )
+    )
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+
+
+def test_a_guard_that_serves_a_new_parameter_is_no_fix(repo: Repo) -> None:
+    # The same shape with a new keyword: the guard reads the new option, the change a feature's.
+    repo.change("Add progress bar", {"src/clack/progress.py": _PROGRESS})
+    settled = _PROGRESS.replace(
+        "    def finish(self):\n",
+        "    def finish(\n        self,\n        settle: bool = False,\n    ):\n        if settle:\n"
+        "            self.pos += self._pending\n",
+    )
+    changes = "Version 2.1.0\n-------------\n\nUnreleased\n\n-   ``finish`` can settle the bar on its total.\n"
+    result = analyse(
+        repo.change(
+            "Settles progress bar on request",
+            {"src/clack/progress.py": settled, "tests/test_progress.py": _PROGRESS_TEST, "CHANGES.rst": changes},
+        )
+    )
+    assert result.type == ChangeType.feat
