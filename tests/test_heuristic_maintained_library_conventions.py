@@ -158,3 +158,44 @@ def test_a_guard_that_serves_a_new_parameter_is_no_fix(repo: Repo) -> None:
         )
     )
     assert result.type == ChangeType.feat
+
+
+_HOOKS = """repos:
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.11.0
+    hooks:
+      - id: ruff
+"""
+
+_PARSER = """def split(args):
+    if not args:
+        raise ValueError("Nothing to seperate.")
+    return [a for a in args if a.startswith("-")], [a for a in args if not a.startswith("-")]
+"""
+
+_PARSER_TEST = """def test_split_seperates_options():
+    assert split(["-v", "x"]) == (["-v"], ["x"])
+"""
+
+
+def test_a_checker_added_to_the_developers_hooks_is_tooling(repo: Repo) -> None:
+    # "add codespell pre-commit hook": the first run's typos are fixed in the same commit; users get nothing.
+    repo.change(
+        "Add parser",
+        {"src/clack/parser.py": _PARSER, "tests/test_parser.py": _PARSER_TEST, ".pre-commit-config.yaml": _HOOKS},
+    )
+    hooks = _HOOKS + "  - repo: https://github.com/codespell-project/codespell\n    rev: v2.4.1\n"
+    hooks += "    hooks:\n      - id: codespell\n"
+    result = analyse(
+        repo.change(
+            "add codespell pre-commit hook (#3373)",
+            {
+                "src/clack/parser.py": _PARSER.replace("seperate", "separate"),
+                "tests/test_parser.py": _PARSER_TEST.replace("seperates", "separates"),
+                ".pre-commit-config.yaml": hooks,
+            },
+        )
+    )
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
