@@ -128,6 +128,7 @@ class DependencyRules(Strict):
     dev_section: str = r"(?!)"
     tool_section: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
+    compiled: str = r"(?!)"
     pin: str = r"(?!)"
     still_listed: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
@@ -137,7 +138,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section", "tool_section")
+    @field_validator("dev_section", "tool_section", "compiled")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -166,6 +167,10 @@ class DependencyRules(Strict):
     @cached_property
     def pin_regex(self) -> re.Pattern[str]:
         return re.compile(self.pin)
+
+    @cached_property
+    def compiled_regex(self) -> re.Pattern[str]:
+        return re.compile(self.compiled, re.M)
 
     @cached_property
     def _pin_files(self) -> Globs:

@@ -62,10 +62,11 @@ def _pinned(file: ContextFile, rules: RuleSet) -> set[str]:
     """The dependencies a requirements file pins exactly (``pytest==7.2.1``): an environment's lock, not a floor.
 
     Such a file (a library's development pins, CI's) sets what one environment
-    installs; what users' installers must satisfy is declared with a floor.
+    installs; what users' installers must satisfy is declared with a floor. One
+    is known by its name, or by the notes a compiler writes under its pins.
     """
     deps = rules.dependencies
-    if not deps.pins_in(file.path):
+    if not deps.pins_in(file.path) and not deps.compiled_regex.search(file.text):
         return set()
     return {m.group("name").lower() for line in shipped_lines(file, "+", rules) if (m := deps.pin_regex.match(line))}
 
