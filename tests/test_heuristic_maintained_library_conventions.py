@@ -221,3 +221,45 @@ def test_pins_of_a_compiled_requirements_file_are_no_floor_users_meet(repo: Repo
     result = analyse(repo.change("update dev dependencies", {"requirements/build.txt": raised}))
     assert not [change for change in result.surface if change.kind.value == "dependency_floor"]
     assert result.importance == Importance.low
+
+
+_INVOKE = """UNSET = object()
+
+
+def invoke(callback, params, defaults):
+    for name, value in defaults.items():
+        if name not in params:
+            params[name] = value
+    return callback(**params)
+"""
+
+
+def test_a_changelog_entry_in_a_refactor_verb_still_records_what_users_get(repo: Repo) -> None:
+    # "Replace ``UNSET`` default values by ``None`` ...": the project tells its users what they now receive;
+    # the verb restructures nothing.
+    repo.change("Add invoke", {"src/clack/core.py": _INVOKE})
+    hidden = _INVOKE.replace(
+        "        if name not in params:\n",
+        "        if name not in params and value is not UNSET:\n",
+    ).replace(
+        "    return callback(**params)\n",
+        "    return callback(**{k: v for k, v in params.items() if v is not UNSET})\n",
+    )
+    tests = (
+        "from clack.core import UNSET, invoke\n\n\n"
+        "def test_unset_defaults_are_not_passed():\n"
+        "    assert invoke(lambda **kw: kw, {}, {'a': UNSET}) == {}\n"
+    )
+    changes = (
+        "Version 2.1.0\n-------------\n\nUnreleased\n\n"
+        "-   Replace ``UNSET`` default values by ``None`` as they're passed through\n"
+        "    ``invoke()``. :issue:`3066`\n"
+    )
+    result = analyse(
+        repo.change(
+            "Hide `UNSET` values for defaults processed by `invoke` (#3068)",
+            {"src/clack/core.py": hidden, "tests/test_core.py": tests, "CHANGES.rst": changes},
+        )
+    )
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
