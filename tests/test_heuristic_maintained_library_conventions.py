@@ -263,3 +263,12 @@ def test_a_changelog_entry_in_a_refactor_verb_still_records_what_users_get(repo:
     )
     assert result.type == ChangeType.fix
     assert result.importance == Importance.medium
+
+
+def test_entries_a_compiled_requirements_file_drops_are_no_dropped_dependency(repo: Repo) -> None:
+    # A lock re-resolved from its `.in` file loses what nothing asks for any more; users install nothing from it.
+    repo.change("Add requirements", {"requirements/build.txt": _COMPILED})
+    resolved = _COMPILED.replace("pyproject-hooks==1.2.0\n    # via build\n", "")
+    result = analyse(repo.change("update dev dependencies", {"requirements/build.txt": resolved}))
+    assert not result.flags.breaking
+    assert not [change for change in result.surface if change.kind.value == "dependency"]

@@ -24,8 +24,13 @@ __all__ = ["dependency_changes"]
 def dependency_changes(
     manifests: Iterable[ContextFile], source: Iterable[ContextFile], rules: RuleSet
 ) -> list[SurfaceChange]:
-    """Raised floors, then added and dropped dependencies, of ``manifests``; ``source`` shows dropped imports."""
-    manifests = list(manifests)
+    """Raised floors, then added and dropped dependencies, of ``manifests``; ``source`` shows dropped imports.
+
+    A file pip-tools or uv compiled is left out whatever its name (``requirements/dev.txt``): it locks
+    one environment from the floors declared elsewhere, and what it raises, adds or drops follows them.
+    """
+    compiled = rules.dependencies.compiled_regex
+    manifests = [file for file in manifests if not compiled.search(file.text)]
     changes = [
         SurfaceChange(
             kind=SurfaceKind.dependency_floor,
@@ -62,11 +67,10 @@ def _pinned(file: ContextFile, rules: RuleSet) -> set[str]:
     """The dependencies a requirements file pins exactly (``pytest==7.2.1``): an environment's lock, not a floor.
 
     Such a file (a library's development pins, CI's) sets what one environment
-    installs; what users' installers must satisfy is declared with a floor. One
-    is known by its name, or by the notes a compiler writes under its pins.
+    installs; what users' installers must satisfy is declared with a floor.
     """
     deps = rules.dependencies
-    if not deps.pins_in(file.path) and not deps.compiled_regex.search(file.text):
+    if not deps.pins_in(file.path):
         return set()
     return {m.group("name").lower() for line in shipped_lines(file, "+", rules) if (m := deps.pin_regex.match(line))}
 
