@@ -272,3 +272,32 @@ def test_entries_a_compiled_requirements_file_drops_are_no_dropped_dependency(re
     result = analyse(repo.change("update dev dependencies", {"requirements/build.txt": resolved}))
     assert not result.flags.breaking
     assert not [change for change in result.surface if change.kind.value == "dependency"]
+
+
+_EXCEPTIONS = """import typing as t
+
+
+class BadParameter(Exception):
+    def __init__(self, message: str, param_hint: str | None = None) -> None:
+        super().__init__(message)
+        self.param_hint = param_hint
+"""
+
+
+def test_annotations_a_changelog_entry_names_stay_a_type_annotation_refactor(repo: Repo) -> None:
+    # "Fix typing issue in ``BadParameter`` ...": the entry tells type-checker users, and the code runs as before.
+    repo.change("Add exceptions", {"src/clack/exceptions.py": _EXCEPTIONS})
+    widened = _EXCEPTIONS.replace("param_hint: str | None = None", "param_hint: str | t.Sequence[str] | None = None")
+    changes = (
+        "Version 2.1.0\n-------------\n\nUnreleased\n\n"
+        "-   Fix typing issue in ``BadParameter`` for the parameter ``param_hint`` that did\n"
+        "    not allow for a sequence of strings. :issue:`2777`\n"
+    )
+    result = analyse(
+        repo.change(
+            "Using correct typing for `param_hint` (#2990)",
+            {"src/clack/exceptions.py": widened, "CHANGES.rst": changes},
+        )
+    )
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low

@@ -201,9 +201,9 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
     """Votes, caps and signals from the entries the commit adds to a changelog, read like titles.
 
     Patterns that would hold a change below the changelog's floor (logging, warnings) are skipped:
-    an entry's very presence says its users should know. So are those of a type that changes nothing
-    users see (``unseen_types``: a refactor): an entry that begins "Replace ``UNSET`` by ``None`` ..." or
-    "Removes the ``mix_stderr`` parameter" tells what users now get, not a restructuring. They read the
+    an entry's very presence says its users should know. So are the verbs of restructuring
+    (``unseen_patterns``): an entry that begins "Replace ``UNSET`` by ``None`` ..." tells what users
+    now get, not how the code was rearranged. They read the
     entry's words, not the addresses it links (`…/api/docs/models/…` says nothing about the change).
     """
     floor = rules.changelog.min_importance
@@ -227,7 +227,7 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         words = link_targets_dropped(entry.text)
         for key, rule in rules.patterns.items():
             below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
-            unseen = rule.type in rules.changelog.unseen_types
+            unseen = key in rules.changelog.unseen_patterns
             if (
                 key in read
                 or rule.where == "body"

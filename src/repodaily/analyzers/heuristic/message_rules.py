@@ -157,7 +157,7 @@ class ChangelogRules(Strict):
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium
-    unseen_types: list[ChangeType] = Field(default_factory=list)
+    unseen_patterns: list[str] = Field(default_factory=list)
     reworded_share: float = Field(default=0.0, ge=0, lt=1)
 
     @field_validator("entry")
