@@ -106,6 +106,12 @@ class HeuristicAnalyzer(Analyzer):
         evidence = (
             Evidence(sync_merge=True) if message.sync_merge else read_message(title, message.body, self.rules, quote)
         )
+        if message.maintenance:
+            # A maintained release line takes fixes for released versions: what it brings is a fix unless its
+            # content names another type.
+            evidence.fallback[self.rules.merges.maintenance_type] = 1.0
+            evidence.fallback_reasons[self.rules.merges.maintenance_type] = ("reason_maintenance_merge", {})
+            evidence.fired.add("merges.maintenance")
         if item.pull_request is not None and not message.sync_merge:
             read_pull_request(evidence, item.pull_request, self.rules, self._writer.m)
         if facts.platform_file is not None:

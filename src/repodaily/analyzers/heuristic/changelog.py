@@ -204,8 +204,10 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
     """Votes, caps and signals from the entries the commit adds to a changelog, read like titles.
 
     Patterns that would hold a change below the changelog's floor (logging, warnings) are skipped:
-    an entry's very presence says its users should know. They read the entry's words, not the
-    addresses it links (`…/api/docs/models/…` says nothing about the change).
+    an entry's very presence says its users should know. So are the verbs of restructuring
+    (``unseen_patterns``): an entry that begins "Replace ``UNSET`` by ``None`` ..." tells what users
+    now get, not how the code was rearranged. They read the
+    entry's words, not the addresses it links (`…/api/docs/models/…` says nothing about the change).
     """
     floor = rules.changelog.min_importance
     records = [rules.path_rules(name).changelog for name in facts.classes]
@@ -228,7 +230,14 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         words = link_targets_dropped(entry.text)[:MAX_TITLE_CHARS]
         for key, rule in rules.patterns.items():
             below_floor = rule.max_importance is not None and rule.max_importance.rank > floor.rank
-            if key in read or rule.where == "body" or below_floor or (match := rule.regex.search(words)) is None:
+            unseen = key in rules.changelog.unseen_patterns
+            if (
+                key in read
+                or rule.where == "body"
+                or below_floor
+                or unseen
+                or (match := rule.regex.search(words)) is None
+            ):
                 continue
             read.add(key)
             apply_pattern(evidence, rule, match, quote)

@@ -128,6 +128,7 @@ class DependencyRules(Strict):
     dev_section: str = r"(?!)"
     tool_section: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
+    compiled: str = r"(?!)"
     pin: str = r"(?!)"
     still_listed: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
@@ -137,7 +138,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section", "tool_section")
+    @field_validator("dev_section", "tool_section", "compiled")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -166,6 +167,10 @@ class DependencyRules(Strict):
     @cached_property
     def pin_regex(self) -> re.Pattern[str]:
         return re.compile(self.pin)
+
+    @cached_property
+    def compiled_regex(self) -> re.Pattern[str]:
+        return re.compile(self.compiled, re.M)
 
     @cached_property
     def _pin_files(self) -> Globs:
@@ -429,7 +434,9 @@ class DiffRules(Strict):
     name the commit also removes was moved, not added, and names count only when
     the source grows by ``new_names_min_growth`` added lines per removed one. ``conditions`` find
     control-flow lines; a commit that changes them (removed and added) and adds
-    a test (``test_definitions``) corrects behaviour. When none of that holds,
+    a test (``test_definitions``) corrects behaviour, as does one that adds them to a
+    file that existed when it declares nothing new: no public name, no
+    ``parameters`` (a new keyword or option would make the guard a feature's). When none of that holds,
     the shape decides: a source change that mostly deletes (``deletion_ratio``
     removed lines per added one, at least ``deletion_min_lines``) cleans up, a
     small edit of existing code (at most ``edit_max_lines`` changed, some removed
@@ -444,6 +451,7 @@ class DiffRules(Strict):
     new_names_min_growth: float = Field(default=2.0, ge=0)
     conditions: str = r"(?!)"
     test_definitions: list[str] = Field(default_factory=list)
+    parameters: str = r"(?!)"
     condition_type: ChangeType = ChangeType.fix
     condition_weight: float = Field(default=1.0, ge=0)
     deletion_type: ChangeType = ChangeType.refactor
@@ -464,7 +472,7 @@ class DiffRules(Strict):
     def _check_names(cls, value: list[str]) -> list[str]:
         return check_regexes(value, groups=("name",))
 
-    @field_validator("conditions", "reorder_entry")
+    @field_validator("conditions", "reorder_entry", "parameters")
     @classmethod
     def _check_conditions(cls, value: str) -> str:
         return check_regex(value)
@@ -482,6 +490,10 @@ class DiffRules(Strict):
     @cached_property
     def condition_regex(self) -> re.Pattern[str]:
         return re.compile(self.conditions)
+
+    @cached_property
+    def parameter_regex(self) -> re.Pattern[str]:
+        return re.compile(self.parameters)
 
     @cached_property
     def reorder_regex(self) -> re.Pattern[str]:

@@ -103,9 +103,11 @@ class MergeRules(Strict):
     pull_request: list[str] = Field(default_factory=list)
     sync: list[str] = Field(default_factory=list)
     not_a_title: list[str] = Field(default_factory=list)
+    maintenance: list[str] = Field(default_factory=list)
+    maintenance_type: ChangeType = ChangeType.fix
     max_importance: Importance = Importance.medium
 
-    @field_validator("pull_request", "sync", "not_a_title")
+    @field_validator("pull_request", "sync", "not_a_title", "maintenance")
     @classmethod
     def _check(cls, value: list[str]) -> list[str]:
         return check_regexes(value)
@@ -121,6 +123,10 @@ class MergeRules(Strict):
     @cached_property
     def not_a_title_regexes(self) -> list[re.Pattern[str]]:
         return [re.compile(pattern, FLAGS) for pattern in self.not_a_title]
+
+    @cached_property
+    def maintenance_regexes(self) -> list[re.Pattern[str]]:
+        return [re.compile(pattern, FLAGS) for pattern in self.maintenance]
 
 
 class SectionRule(Strict):
@@ -151,6 +157,7 @@ class ChangelogRules(Strict):
     sections: dict[str, SectionRule] = Field(default_factory=dict)
     fallback_type: ChangeType = ChangeType.feat
     min_importance: Importance = Importance.medium
+    unseen_patterns: list[str] = Field(default_factory=list)
     reworded_share: float = Field(default=0.0, ge=0, lt=1)
 
     @field_validator("entry")

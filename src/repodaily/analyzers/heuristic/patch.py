@@ -324,7 +324,9 @@ def version_changes(file: ContextFile, rules: RuleSet) -> dict[str, tuple[str, s
 def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> None:
     """What the patch suggests when nothing names a type.
 
-    New public names suggest a feature; changed conditions with a new test, a fix.
+    New public names suggest a feature; changed conditions with a new test, a fix, and so do conditions added
+    to a file that existed, with a new test, by a commit that declares nothing new (no public name, no
+    parameter): a guard for the case the test shows.
     """
     diff = rules.diff
     source = [f for f, name in zip(facts.files, facts.classes, strict=True) if rules.path_rules(name).type is None]
@@ -346,11 +348,15 @@ def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> Non
         evidence.fallback[diff.new_names_type] = diff.new_names_weight
         evidence.fallback_reasons[diff.new_names_type] = ("reason_diff_names", {"names": new})
     adds_test = any(regex.search(line) for f in tests for line in _patch_lines(f, "+") for regex in diff.test_regexes)
+    declares = bool(new) or any(diff.parameter_regex.search(line) for f in source for line in _patch_lines(f, "+"))
     changed = [
         f
         for f in source
-        if any(diff.condition_regex.search(line) for line in _patch_lines(f, "-"))
-        and any(diff.condition_regex.search(line) for line in _patch_lines(f, "+"))
+        if any(diff.condition_regex.search(line) for line in _patch_lines(f, "+"))
+        and (
+            (f.status == FileStatus.modified and not declares)
+            or any(diff.condition_regex.search(line) for line in _patch_lines(f, "-"))
+        )
     ]
     if adds_test and changed:
         weight = max(diff.condition_weight, evidence.fallback.get(diff.condition_type, 0.0))

@@ -110,6 +110,7 @@ class Messages(Strict):
     reason_release: str
     reason_major_release: str
     reason_sync_merge: str
+    reason_maintenance_merge: str
     evidence_breaking_footer: str
     evidence_bang: str
     evidence_match: str

@@ -46,6 +46,7 @@ class _Message:
     title: SubjectParts
     body: str  # prose: no sign-off or other attribution lines
     sync_merge: bool = False  # a merge that brings one branch into another: its title says nothing
+    maintenance: bool = False  # a sync merge whose branch is a maintained release line (`stable`, `8.1.x`)
 
 
 def effective_message(item: AnalysisInput, rules: RuleSet) -> _Message:
@@ -63,7 +64,7 @@ def effective_message(item: AnalysisInput, rules: RuleSet) -> _Message:
                 return _Message(parse_subject(text), "\n".join(lines[index + 1 :]).strip())
         return _Message(own, "", sync_merge=True)
     if any(regex.search(first) for regex in merges.sync_regexes):
-        return _Message(own, "", sync_merge=True)
+        return _Message(own, "", sync_merge=True, maintenance=any(r.search(first) for r in merges.maintenance_regexes))
     return _Message(own, item.prose)
 
 

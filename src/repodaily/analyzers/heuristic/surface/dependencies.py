@@ -24,8 +24,13 @@ __all__ = ["dependency_changes"]
 def dependency_changes(
     manifests: Iterable[ContextFile], source: Iterable[ContextFile], rules: RuleSet
 ) -> list[SurfaceChange]:
-    """Raised floors, then added and dropped dependencies, of ``manifests``; ``source`` shows dropped imports."""
-    manifests = list(manifests)
+    """Raised floors, then added and dropped dependencies, of ``manifests``; ``source`` shows dropped imports.
+
+    A file pip-tools or uv compiled is left out whatever its name (``requirements/dev.txt``): it locks
+    one environment from the floors declared elsewhere, and what it raises, adds or drops follows them.
+    """
+    compiled = rules.dependencies.compiled_regex
+    manifests = [file for file in manifests if not compiled.search(file.text)]
     changes = [
         SurfaceChange(
             kind=SurfaceKind.dependency_floor,

@@ -340,6 +340,27 @@ _REPLACEMENT = re.compile(
     re.I,
 )
 _WINDOW = 2
+#: A string literal holding words (a message), and the deprecation word as a name in code: a parameter,
+#: variable or key called ``deprecated`` (``deprecated = attrs.get("deprecated", False)``, ``if deprecated:``),
+#: as libraries that let their users mark commands deprecated write it; not a decorator (``@deprecated``,
+#: ``#[deprecated]``) or a docstring's ``.. deprecated::``.
+_PROSE_STRING = re.compile(r""""[^"\n]*\s[^"\n]*"|'[^'\n]*\s[^'\n]*'""")
+_CODE_NAME = re.compile(
+    r"""(["'])[a-z_]*deprecat\w*\1|(?<![@\[])(?<!\.\. )\b[a-z_]*deprecat\w*\b(?=\s*(?:[=,:)\]]|$))"""
+)
+
+
+def _notice(line: str) -> bool:
+    """Whether ``line`` says something is deprecated: in a message, or in code other than a name.
+
+    A line that only reads a setting called ``deprecated`` says nothing is; without this, an
+    unrelated error raised beside it would read as a deprecation that now raises.
+    """
+    if not _DEPRECAT.search(line):
+        return False
+    if any(_DEPRECAT.search(text) for text in _PROSE_STRING.findall(line)):
+        return True
+    return _DEPRECAT.search(_CODE_NAME.sub("", _PROSE_STRING.sub(" ", line))) is not None
 
 
 def deprecations(side: Side) -> Iterator[Found]:
@@ -353,7 +374,7 @@ def deprecations(side: Side) -> Iterator[Found]:
         return
     lines = side.text.splitlines()
     for index, line in enumerate(lines):
-        if not _DEPRECAT.search(line):
+        if not _notice(line):
             continue
         window = "\n".join(lines[max(0, index - _WINDOW) : index + _WINDOW + 1])
         raises = _RAISES.search(window) is not None
