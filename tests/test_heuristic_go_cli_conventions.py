@@ -1,0 +1,71 @@
+"""The heuristic on the conventions of a Go command-line tool kept by one maintainer.
+
+Such a tool parses its flags by hand in ``src/options.go``, ships shell
+integration scripts and man pages, keeps a ``CHANGELOG.md`` whose release
+sections group their bullets under plain label bullets (``- Bug fixes``), and
+lets a deploy action refresh generated parts of its README. Every commit is made
+by git in a temporary repository and read by the git source, as a report reads
+it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_README = '# finder\n\n## Sponsors\n\n<!-- sponsors --><a href="https://github.com/ann">ann</a><!-- sponsors -->\n'
+
+_CHANGELOG = """CHANGELOG
+=========
+
+0.31.0
+------
+- Added `--gap` option to put empty lines between items
+- Bug fixes
+    - Fixed the cursor jumping after `reload`
+    - Fixed a crash on empty input
+"""
+
+_READER = """package fzf
+
+import "os"
+
+// readDir lists the entries under root.
+func readDir(root string, follow bool) []string {
+	entries, _ := os.ReadDir(root)
+	var paths []string
+	for _, entry := range entries {
+		paths = append(paths, entry.Name())
+	}
+	return paths
+}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": _README,
+            "CHANGELOG.md": _CHANGELOG,
+            "go.mod": "module github.com/acme/finder\n\ngo 1.20\n",
+            "src/reader.go": _READER,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- deploy actions
+
+
+def test_a_deploy_actions_readme_refresh_is_a_chore(repo: Repo) -> None:
+    readme = _README.replace("ann</a>", 'ann</a><a href="https://github.com/bob">bob</a>')
+    title = "Deploying to master from @ acme/finder@3b0c86e4013abb66f36108aedad4ef81fe2a06e2 🚀"
+    result = analyse(repo.change(title, {"README.md": readme}))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
