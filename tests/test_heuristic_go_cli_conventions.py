@@ -69,3 +69,26 @@ def test_a_deploy_actions_readme_refresh_is_a_chore(repo: Repo) -> None:
     assert result.type == ChangeType.chore
     assert result.importance == Importance.low
     assert not result.flags.user_facing
+
+
+# --------------------------------------------------------------------------- the changelog
+
+
+def test_an_entry_nested_under_a_bug_fixes_bullet_is_a_fix(repo: Repo) -> None:
+    # The release groups its fixes under a plain bullet, no colon, no heading.
+    entry = "    - `--follow` no longer descends into a link to the root directory\n"
+    changelog = _CHANGELOG.replace("- Bug fixes\n", "- Bug fixes\n" + entry)
+    guard = "\tfor _, entry := range entries {\n\t\tif follow && entry.Name() == root {\n\t\t\tcontinue\n\t\t}\n"
+    reader = _READER.replace("\tfor _, entry := range entries {\n", guard)
+    files = {"CHANGELOG.md": changelog, "src/reader.go": reader}
+    result = analyse(repo.change("Skip links targeting the walker root to avoid walking the disk", files))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+
+
+def test_an_entry_beside_a_bug_fixes_bullet_keeps_its_own_words(repo: Repo) -> None:
+    # A bullet at the label's depth is the label's sibling, not one of its fixes.
+    changelog = _CHANGELOG + "- Added `--no-color` option\n"
+    files = {"CHANGELOG.md": changelog, "src/reader.go": _READER.replace("root string", "root string, color bool")}
+    result = analyse(repo.change("Plain output for pipes", files))
+    assert result.type == ChangeType.feat

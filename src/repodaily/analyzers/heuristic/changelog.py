@@ -53,7 +53,7 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     An entry is an added bullet with its indented continuation lines joined. One
     whose words all appear among the removed lines only rewrites an existing entry
     (markup, wrapping, a move to a release section) and is not new. A bullet that
-    is only a label (``* remove:``) is no entry: the bullets indented below it are
+    is only a label (``* remove:``, ``- Bug fixes``) is no entry: the bullets indented below it are
     entries of the section it names.
     """
     changelog = rules.changelog
@@ -101,9 +101,9 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
         elif _UNDERLINE.match(content) and previous.strip():
             close()
             section, labelled = changelog.section(previous), None
-        elif bullet is not None and (label := _LABEL_ONLY.fullmatch(bullet.group("text"))):
+        elif bullet is not None and (name := _label_name(bullet.group("text"), rules)) is not None:
             close()
-            labelled = (changelog.section(label.group("name")), depth)
+            labelled = (changelog.section(name), depth)
         elif sign == "+" and bullet is not None:
             close()
             current.append(bullet.group("text"))
@@ -122,6 +122,20 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
         and bare not in removed_text
         and not _reworded(entry.text, removed_words, changelog.reworded_share)
     ]
+
+
+def _label_name(text: str, rules: RuleSet) -> str | None:
+    """The section a bullet that is only a label names, or None when it is an entry.
+
+    A label ends in a colon (``* remove:``, ``- **Fixed:**``), or is a section's
+    name alone (``- Bug fixes``, ``- Improvements``): projects that group a
+    release's bullets under plain bullets write no colon, and an entry says what
+    changed, never only its kind.
+    """
+    label = _LABEL_ONLY.fullmatch(text)
+    if label is not None:
+        return label.group("name")
+    return text if rules.changelog.section(text) is not None else None
 
 
 def _reworded(text: str, removed_words: set[str], share: float) -> bool:
