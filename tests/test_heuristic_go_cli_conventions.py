@@ -92,3 +92,36 @@ def test_an_entry_beside_a_bug_fixes_bullet_keeps_its_own_words(repo: Repo) -> N
     files = {"CHANGELOG.md": changelog, "src/reader.go": _READER.replace("root string", "root string, color bool")}
     result = analyse(repo.change("Plain output for pipes", files))
     assert result.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- moved statements
+
+_MATCHER = """package fzf
+
+// Loop serves requests, dropping the cache when a request sorts or reads anew.
+func (m *Matcher) Loop() {
+	for request := range m.requests {
+		if request.sort != m.sort || request.revision != m.revision {
+			m.sort = request.sort
+			m.revision = request.revision
+			m.mergers = make(map[string]*Merger)
+			if !request.revision.compatible(m.revision) {
+				m.cache.Clear()
+			}
+		}
+		m.scan(request)
+	}
+}
+"""
+
+
+def test_a_statement_moved_past_others_changes_behaviour_not_layout(repo: Repo) -> None:
+    # The assignment moves below the check that reads it: the cache is cleared again. No formatter moves code.
+    repo.change("Add the matcher", {"src/matcher.go": _MATCHER})
+    moved = _MATCHER.replace("\t\t\tm.revision = request.revision\n", "").replace(
+        "\t\t\t\tm.cache.Clear()\n\t\t\t}\n", "\t\t\t\tm.cache.Clear()\n\t\t\t}\n\t\t\tm.revision = request.revision\n"
+    )
+    result = analyse(repo.change("matcher: fix chunk cache never getting cleared (#4531)", {"src/matcher.go": moved}))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
+    assert result.flags.user_facing
