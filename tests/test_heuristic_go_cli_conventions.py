@@ -125,3 +125,15 @@ def test_a_statement_moved_past_others_changes_behaviour_not_layout(repo: Repo) 
     assert result.type == ChangeType.fix
     assert result.importance == Importance.medium
     assert result.flags.user_facing
+
+
+# --------------------------------------------------------------------------- the Go floor
+
+
+def test_raising_the_go_line_binds_builders_but_breaks_none(repo: Repo) -> None:
+    # The go command fetches the toolchain a module's `go` line asks for, as a dependency bump raises it.
+    go_mod = "module github.com/acme/finder\n\ngo 1.23.0\n\nrequire github.com/gdamore/tcell/v2 v2.9.0\n"
+    result = analyse(repo.change("Bump github.com/gdamore/tcell/v2 from 2.8.1 to 2.9.0 (#4503)", {"go.mod": go_mod}))
+    assert result.type == ChangeType.build
+    assert result.importance == Importance.medium
+    assert not result.flags.breaking
