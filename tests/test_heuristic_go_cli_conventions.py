@@ -137,3 +137,27 @@ def test_raising_the_go_line_binds_builders_but_breaks_none(repo: Repo) -> None:
     assert result.type == ChangeType.build
     assert result.importance == Importance.medium
     assert not result.flags.breaking
+
+
+# --------------------------------------------------------------------------- a file walker's words
+
+
+def test_a_walker_entering_a_directory_twice_is_no_traversal_attack(repo: Repo) -> None:
+    # A walker that follows links tracks the directories it visited; the words name its walk, not an attack.
+    reader = _READER.replace("\tvar paths []string\n", "\tvar paths []string\n\tseen := map[string]bool{}\n").replace(
+        "\t\tpaths = append(paths, entry.Name())\n",
+        "\t\tif seen[entry.Name()] {\n\t\t\tcontinue\n\t\t}\n\t\tseen[entry.Name()] = true\n"
+        "\t\tpaths = append(paths, entry.Name())\n",
+    )
+    title = "Use IgnoreDuplicateDirs to prevent duplicate directory traversal"
+    result = analyse(repo.change(title, {"src/reader.go": reader}))
+    assert not result.flags.security
+    assert result.type == ChangeType.fix
+
+
+def test_directory_traversal_unqualified_is_still_an_attack(repo: Repo) -> None:
+    reader = _READER.replace(
+        "\t\tpaths = append(paths, entry.Name())\n", '\t\tpaths = append(paths, root+"/"+entry.Name())\n'
+    )
+    result = analyse(repo.change("Prevent directory traversal in the walker", {"src/reader.go": reader}))
+    assert result.flags.security
