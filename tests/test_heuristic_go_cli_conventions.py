@@ -161,3 +161,22 @@ def test_directory_traversal_unqualified_is_still_an_attack(repo: Repo) -> None:
     )
     result = analyse(repo.change("Prevent directory traversal in the walker", {"src/reader.go": reader}))
     assert result.flags.security
+
+
+# --------------------------------------------------------------------------- formatters
+
+_COMPLETION = """__finder_hosts() {
+  command cat ~/.ssh/config 2>/dev/null | awk '{print $2}'
+  if [ -n "$1" ];then
+    echo "$1"
+  fi
+}
+"""
+
+
+def test_a_shell_formatter_run_is_cleanup(repo: Repo) -> None:
+    repo.change("Add host completion", {"shell/completion.bash": _COMPLETION})
+    formatted = _COMPLETION.replace("2>/dev/null", "2> /dev/null").replace(";then", "; then")
+    result = analyse(repo.change("Apply shfmt to bash script files (make fmt)", {"shell/completion.bash": formatted}))
+    assert result.type == ChangeType.refactor
+    assert result.importance == Importance.low
