@@ -180,3 +180,43 @@ def test_a_shell_formatter_run_is_cleanup(repo: Repo) -> None:
     result = analyse(repo.change("Apply shfmt to bash script files (make fmt)", {"shell/completion.bash": formatted}))
     assert result.type == ChangeType.refactor
     assert result.importance == Importance.low
+
+
+# --------------------------------------------------------------------------- options parsed by hand
+
+_OPTIONS = """package fzf
+
+// parseOptions reads the command line, one argument at a time.
+func parseOptions(opts *Options, allArgs []string) error {
+	for i := 0; i < len(allArgs); i++ {
+		arg := allArgs[i]
+		switch arg {
+		case "-h", "--help":
+			opts.Help = true
+		case "--walker-path-sep":
+			opts.WalkerSep = nextString(allArgs, &i)
+		case "--gap":
+			opts.Gap = 1
+		case "--no-gap":
+			opts.Gap = 0
+		}
+	}
+	return nil
+}
+"""
+
+
+def test_an_option_dropped_from_a_hand_written_parser_breaks_its_users(repo: Repo) -> None:
+    repo.change("Add the option parser", {"src/options.go": _OPTIONS})
+    dropped = _OPTIONS.replace('\t\tcase "--walker-path-sep":\n\t\t\topts.WalkerSep = nextString(allArgs, &i)\n', "")
+    result = analyse(repo.change("Simplify the walker setup", {"src/options.go": dropped}))
+    assert result.flags.breaking
+    assert result.type == ChangeType.feat
+
+
+def test_an_option_given_an_alias_in_its_case_label_is_kept(repo: Repo) -> None:
+    repo.change("Add the option parser", {"src/options.go": _OPTIONS})
+    aliased = _OPTIONS.replace('case "--gap":', 'case "--gap", "--spacing":')
+    result = analyse(repo.change("Accept another name for the gap", {"src/options.go": aliased}))
+    assert not result.flags.breaking
+    assert result.type == ChangeType.feat
