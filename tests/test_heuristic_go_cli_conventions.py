@@ -220,3 +220,16 @@ def test_an_option_given_an_alias_in_its_case_label_is_kept(repo: Repo) -> None:
     result = analyse(repo.change("Accept another name for the gap", {"src/options.go": aliased}))
     assert not result.flags.breaking
     assert result.type == ChangeType.feat
+
+
+# --------------------------------------------------------------------------- platform files
+
+
+def test_a_crash_fixed_in_a_go_file_built_for_one_platform_is_narrow(repo: Repo) -> None:
+    # Go builds `protector_openbsd.go` on OpenBSD alone: the crash is that platform's.
+    before = 'package protector\n\nfunc Protect() {\n\tunix.PledgePromises("stdio rpath tty proc exec")\n}\n'
+    repo.change("Add pledge on OpenBSD", {"src/protector/protector_openbsd.go": before})
+    after = before.replace("proc exec", "proc exec inet")
+    result = analyse(repo.change("Fix crash with --listen (#3483)", {"src/protector/protector_openbsd.go": after}))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.medium
