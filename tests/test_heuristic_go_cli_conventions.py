@@ -233,3 +233,17 @@ def test_a_crash_fixed_in_a_go_file_built_for_one_platform_is_narrow(repo: Repo)
     result = analyse(repo.change("Fix crash with --listen (#3483)", {"src/protector/protector_openbsd.go": after}))
     assert result.type == ChangeType.fix
     assert result.importance == Importance.medium
+
+
+# --------------------------------------------------------------------------- copyright notices
+
+
+def test_the_yearly_copyright_refresh_is_a_chore(repo: Repo) -> None:
+    notice = "Copyright (c) 2013-{year} Ann Author\n"
+    plugin = '" Copyright (c) 2013-{year} Ann Author\nfunction! finder#run()\nendfunction\n'
+    repo.change("Add the license", {"LICENSE": notice.format(year=2024), "plugin/finder.vim": plugin.format(year=2024)})
+    files = {"LICENSE": notice.format(year=2025), "plugin/finder.vim": plugin.format(year=2025)}
+    result = analyse(repo.change("Update copyright year", files))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
