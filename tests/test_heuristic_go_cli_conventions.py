@@ -243,7 +243,7 @@ def test_the_yearly_copyright_refresh_is_a_chore(repo: Repo) -> None:
     plugin = '" Copyright (c) 2013-{year} Ann Author\nfunction! finder#run()\nendfunction\n'
     repo.change("Add the license", {"LICENSE": notice.format(year=2024), "plugin/finder.vim": plugin.format(year=2024)})
     files = {"LICENSE": notice.format(year=2025), "plugin/finder.vim": plugin.format(year=2025)}
-    result = analyse(repo.change("Update copyright year", files))
+    result = analyse(repo.change("Year 2025", files))
     assert result.type == ChangeType.chore
     assert result.importance == Importance.low
     assert not result.flags.user_facing
