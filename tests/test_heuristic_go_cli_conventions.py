@@ -247,3 +247,25 @@ def test_the_yearly_copyright_refresh_is_a_chore(repo: Repo) -> None:
     assert result.type == ChangeType.chore
     assert result.importance == Importance.low
     assert not result.flags.user_facing
+
+
+# --------------------------------------------------------------------------- purposes
+
+
+def test_a_change_made_to_reduce_lock_contention_is_a_speed_up(repo: Repo) -> None:
+    repo.change("Add the chunk list", {"src/constants.go": "package fzf\n\nconst chunkSize int = 100\n"})
+    result = analyse(
+        repo.change(
+            "Increase chunkSize from 100 to 1000 to reduce lock contention",
+            {"src/constants.go": "package fzf\n\nconst chunkSize int = 1000\n"},
+        )
+    )
+    assert result.type == ChangeType.perf
+
+
+def test_a_change_made_to_avoid_a_memory_leak_is_no_speed_up(repo: Repo) -> None:
+    reader = _READER.replace(
+        "\tentries, _ := os.ReadDir(root)\n", "\tentries, _ := os.ReadDir(root)\n\tdefer clear(entries)\n"
+    )
+    result = analyse(repo.change("Clear the entries to reduce memory leaks in the walker", {"src/reader.go": reader}))
+    assert result.type != ChangeType.perf
