@@ -269,3 +269,30 @@ def test_a_change_made_to_avoid_a_memory_leak_is_no_speed_up(repo: Repo) -> None
     )
     result = analyse(repo.change("Clear the entries to reduce memory leaks in the walker", {"src/reader.go": reader}))
     assert result.type != ChangeType.perf
+
+
+def test_a_release_roll_up_of_fixes_does_not_outvote_the_commits_feature(repo: Repo) -> None:
+    # The maintainer opens the next release's notes with the feature and lists the fixes already merged.
+    notes = (
+        "0.32.0\n------\n- Added support for curly underlines in `--color`\n"
+        "- Added `alt-gutter` color option\n- Bug fixes\n"
+        "    - Fixed symlinks to directories being returned as files\n"
+        "    - Fixed SIGHUP handling\n"
+        "    - Fixed the preview process not being killed on exit\n\n"
+    )
+    changelog = _CHANGELOG.replace("0.31.0\n", notes + "0.31.0\n")
+    reader = _READER.replace("root string, follow bool", "root string, follow bool, curly bool")
+    files = {"CHANGELOG.md": changelog, "src/reader.go": reader}
+    result = analyse(repo.change("Add underline style variants and underline color support", files))
+    assert result.type == ChangeType.feat
+
+
+def test_issue_numbers_added_to_old_entries_are_no_new_entries(repo: Repo) -> None:
+    annotated = _CHANGELOG.replace("after `reload`\n", "after `reload` (#4652)\n").replace(
+        "on empty input\n", "on empty input (#4620)\n"
+    )
+    changelog = annotated.replace("- Bug fixes\n", "- Wrapped words in the preview window\n- Bug fixes\n")
+    reader = _READER.replace("root string, follow bool", "root string, follow bool, wrap bool")
+    files = {"CHANGELOG.md": changelog, "src/reader.go": reader}
+    result = analyse(repo.change("Word wrapping in the preview window", files))
+    assert result.type == ChangeType.feat

@@ -30,6 +30,8 @@ _ATTRIBUTION = re.compile(
 )
 #: A word of an entry, lower case, as :func:`_reworded` compares them.
 _WORD = re.compile(r"\w+")
+#: An issue or pull request an entry cites, or the person it credits: ``#4652``, ``gh-12``, ``@bitraid``.
+_REFERENCE = re.compile(r"(?<![\w&])(#|gh-)\d+\b|(?<!\w)@[\w-]+")
 _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 # A bullet that is only a label (`* remove:`, `- **Fixed:**`): the heading of the bullets nested below it.
 _LABEL_ONLY = re.compile(r"(\*\*|__)?(?P<name>[A-Za-z][\w -]{1,30}?)(\*\*|__)?:(\*\*|__)?\s*")
@@ -139,8 +141,11 @@ def _label_name(text: str, rules: RuleSet) -> str | None:
 
 
 def _reworded(text: str, removed_words: set[str], share: float) -> bool:
-    """All but ``share`` of the entry's words stand on the removed lines: an old entry reworded, not a new one."""
-    words = _WORD.findall(text.lower())
+    """All but ``share`` of the entry's words stand on the removed lines: an old entry reworded, not a new one.
+
+    The references a release adds to its entries (``(#4652)``, ``@author``) are no words of them.
+    """
+    words = _WORD.findall(_REFERENCE.sub(" ", text.lower()))
     return bool(words) and sum(word not in removed_words for word in words) <= share * len(words)
 
 
@@ -235,6 +240,9 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).
         return
     read: set[str] = set()
+    # A section votes once, as a pattern does: a release's roll-up of earlier fixes, added beside the
+    # commit's own feature, is one "Bug fixes" list, however many entries it holds.
+    sections: set[str] = set()
     for entry in entries:
         words = link_targets_dropped(entry.text)
         for key, rule in rules.patterns.items():
@@ -243,7 +251,8 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
                 continue
             read.add(key)
             apply_pattern(evidence, rule, match, quote)
-        if entry.section is not None:
+        if entry.section is not None and entry.section.names[0] not in sections:
+            sections.add(entry.section.names[0])
             cite = quote.format(text=entry.section.names[0].title())
             evidence.vote(entry.section.type, entry.section.weight, cite)
             if entry.section.signal is not None:
