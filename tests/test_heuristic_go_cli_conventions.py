@@ -1,11 +1,15 @@
 """The heuristic on the conventions of a Go command-line tool kept by one maintainer.
 
-Such a tool parses its flags by hand in ``src/options.go``, ships shell
-integration scripts and man pages, keeps a ``CHANGELOG.md`` whose release
-sections group their bullets under plain label bullets (``- Bug fixes``), and
-lets a deploy action refresh generated parts of its README. Every commit is made
-by git in a temporary repository and read by the git source, as a report reads
-it (:class:`test_surface.Repo`).
+Such a tool parses its flags by hand (``case "--gap":`` in ``src/options.go``),
+builds some files for one operating system alone (``protector_openbsd.go``),
+raises its ``go`` line as its dependencies ask, walks directories, formats its
+shell integration scripts with shfmt, refreshes its copyright notices each year,
+keeps a ``CHANGELOG.md`` whose release sections group their bullets under plain
+label bullets (``- Bug fixes``) and gain issue numbers at release time, and lets
+a deploy action refresh generated parts of its README. Its titles are plain
+sentences that state a purpose ("... to reduce lock contention") or a package
+(``matcher: fix ...``). Every commit is made by git in a temporary repository
+and read by the git source, as a report reads it (:class:`test_surface.Repo`).
 """
 
 from __future__ import annotations
