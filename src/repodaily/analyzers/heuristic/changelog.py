@@ -33,6 +33,8 @@ _ATTRIBUTION = re.compile(
 )
 #: A word of an entry, lower case, as :func:`_reworded` compares them.
 _WORD = re.compile(r"\w+")
+#: An issue or pull request an entry cites, or the person it credits: ``#4652``, ``gh-12``, ``@bitraid``.
+_REFERENCE = re.compile(r"(?<![\w&])(#|gh-)\d+\b|(?<!\w)@[\w-]+")
 _UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
 # A bullet that is only a label (`* remove:`, `- **Fixed:**`): the heading of the bullets nested below it.
 _LABEL_ONLY = re.compile(r"(\*\*|__)?(?P<name>[A-Za-z][\w -]{1,30}?)(\*\*|__)?:(\*\*|__)?\s*")
@@ -56,7 +58,7 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     An entry is an added bullet with its indented continuation lines joined. One
     whose words all appear among the removed lines only rewrites an existing entry
     (markup, wrapping, a move to a release section) and is not new. A bullet that
-    is only a label (``* remove:``) is no entry: the bullets indented below it are
+    is only a label (``* remove:``, ``- Bug fixes``) is no entry: the bullets indented below it are
     entries of the section it names.
     """
     changelog = rules.changelog
@@ -104,9 +106,9 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
         elif _UNDERLINE.match(content) and previous.strip():
             close()
             section, labelled = changelog.section(previous), None
-        elif bullet is not None and (label := _LABEL_ONLY.fullmatch(bullet.group("text"))):
+        elif bullet is not None and (name := _label_name(bullet.group("text"), rules)) is not None:
             close()
-            labelled = (changelog.section(label.group("name")), depth)
+            labelled = (changelog.section(name), depth)
         elif sign == "+" and bullet is not None:
             close()
             current.append(bullet.group("text"))
@@ -127,9 +129,26 @@ def _changelog_entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
     ]
 
 
+def _label_name(text: str, rules: RuleSet) -> str | None:
+    """The section a bullet that is only a label names, or None when it is an entry.
+
+    A label ends in a colon (``* remove:``, ``- **Fixed:**``), or is a section's
+    name alone (``- Bug fixes``, ``- Improvements``): projects that group a
+    release's bullets under plain bullets write no colon, and an entry says what
+    changed, never only its kind.
+    """
+    label = _LABEL_ONLY.fullmatch(text)
+    if label is not None:
+        return label.group("name")
+    return text if rules.changelog.section(text) is not None else None
+
+
 def _reworded(text: str, removed_words: set[str], share: float) -> bool:
-    """All but ``share`` of the entry's words stand on the removed lines: an old entry reworded, not a new one."""
-    words = _WORD.findall(text.lower())
+    """All but ``share`` of the entry's words stand on the removed lines: an old entry reworded, not a new one.
+
+    The references a release adds to its entries (``(#4652)``, ``@author``) are no words of them.
+    """
+    words = _WORD.findall(_REFERENCE.sub(" ", text.lower()))
     return bool(words) and sum(word not in removed_words for word in words) <= share * len(words)
 
 
@@ -226,6 +245,9 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).
         return
     read: set[str] = set()
+    # A section votes once, as a pattern does: a release's roll-up of earlier fixes, added beside the
+    # commit's own feature, is one "Bug fixes" list, however many entries it holds.
+    sections: set[str] = set()
     for entry in entries:
         words = link_targets_dropped(entry.text)[:MAX_TITLE_CHARS]
         for key, rule in rules.patterns.items():
@@ -241,7 +263,8 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
                 continue
             read.add(key)
             apply_pattern(evidence, rule, match, quote)
-        if entry.section is not None:
+        if entry.section is not None and entry.section.names[0] not in sections:
+            sections.add(entry.section.names[0])
             cite = quote.format(text=entry.section.names[0].title())
             evidence.vote(entry.section.type, entry.section.weight, cite)
             if entry.section.signal is not None:

@@ -15,6 +15,7 @@ from repodaily.analyzers.heuristic.entries import entries_only
 from repodaily.analyzers.heuristic.includes import includes_only
 from repodaily.analyzers.heuristic.inlining import inlining_only
 from repodaily.analyzers.heuristic.layout import layout_only
+from repodaily.analyzers.heuristic.notices import notices_only
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.suppressions import suppressions_only
 from repodaily.analyzers.heuristic.unit_tests import only_unit_tests
@@ -114,6 +115,10 @@ INCLUDES = "includes"
 ENTRIES = "entries"
 
 
+#: The class of any file whose patch only refreshes its copyright notice (``[paths.notices]``).
+NOTICES = "notices"
+
+
 #: The class of test files (``[paths.test]``), which source files changing only their unit tests join.
 TESTS = "test"
 
@@ -132,8 +137,10 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
-    entries class, and a manifest whose patch
-    changes only its development tools' sections of the tooling class."""
+    entries class, a manifest whose patch changes only its development tools' sections of the tooling
+    class, and any file whose patch only refreshes its copyright notice of the notices class."""
+    if NOTICES in rules.paths and notices_only(file):
+        return NOTICES
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
     if kind is None and SUPPRESSIONS in rules.paths and suppressions_only(file):

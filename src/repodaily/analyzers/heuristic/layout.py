@@ -2,7 +2,9 @@
 
 Such a patch changes nothing the code does: its removed and added lines hold the
 same text once whitespace and line breaks, a trailing comma before a closing
-bracket and the quote a string is written with are set aside. Indentation is
+bracket and the quote a string is written with are set aside, in the same order:
+a statement moved past others (an assignment put after the check that reads it)
+changes what runs first, which no formatter does. Indentation is
 kept where it carries meaning: each hunk's removed and added lines must start at
 the same depth, so a statement moved out of a block (a fix, in Python) is no
 layout change. Read hunk by hunk, so a patch that changes code stops at its
@@ -89,7 +91,24 @@ def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
 
 def _same_code(hunk: str) -> bool:
     removed, added = changed_lines(hunk)
-    return _depth(removed) == _depth(added) and bare_code(removed) == bare_code(added)
+    if _depth(removed) != _depth(added) or bare_code(removed) != bare_code(added):
+        return False
+    # The same lines may still have moved past the code between them: the hunk must read alike in order.
+    before, after = _sides(hunk)
+    return bare_code(before) == bare_code(after)
+
+
+def _sides(hunk: str) -> tuple[list[str], list[str]]:
+    """A hunk's lines before and after the change, in order: its context with the removed, or with the added."""
+    before: list[str] = []
+    after: list[str] = []
+    for line in hunk.split("\n"):
+        sign, text = line[:1], line[1:]
+        if sign in ("-", " "):
+            before.append(text)
+        if sign in ("+", " "):
+            after.append(text)
+    return before, after
 
 
 def _depth(lines: list[str]) -> int | None:

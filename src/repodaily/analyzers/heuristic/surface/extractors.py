@@ -128,6 +128,22 @@ def go_flags(side: Side) -> Iterator[Found]:
         yield Found(SurfaceKind.cli_option, f"--{name.group('name')}", default)
 
 
+# Options a program parses by hand, as the labels of a switch over its arguments: Go's
+# `case "-h", "--help":`, and the same in C, Java, JavaScript or C#. Only `--` names count: a short
+# option alone (`case "-v":`) may be a value the switch compares, not an option.
+_CASE_LABELS = re.compile(r'\bcase\s+(?P<labels>"-{1,2}[A-Za-z0-9][\w-]*"(?:\s*,\s*"-{1,2}[A-Za-z0-9][\w-]*")*)\s*:')
+_CASE_FLAG = re.compile(r'"(--[A-Za-z0-9][\w-]*)"')
+
+
+def case_options(side: Side) -> Iterator[Found]:
+    """Options named by the ``case`` labels of a hand-written parser, each alias of a label apart."""
+    if 'case "-' not in side.text:  # every label the pattern takes starts so: skip the scan
+        return
+    for label in _CASE_LABELS.finditer(side.text):
+        for flag in _CASE_FLAG.finditer(label.group("labels")):
+            yield Found(SurfaceKind.cli_option, flag.group(1))
+
+
 def _arguments(args: str) -> list[str]:
     """A call's arguments, split at the commas outside brackets and strings."""
     found, index = [], 0
@@ -430,6 +446,7 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(cli_options, _holds("--")),
     Extractor(clap_arguments, _holds(*_CLAP_WORDS)),
     Extractor(go_flags, lambda path, patch: path.endswith(".go") and _any_in(_GO_FLAG_WORDS, patch)),
+    Extractor(case_options, _holds('case "-')),
     Extractor(env_vars, lambda path, patch: env_file(path) or _holds(*_ENV_WORDS)(path, patch)),
     Extractor(config_keys, lambda path, _: config_file(path)),
     Extractor(http_routes, _holds(*_ROUTE_WORDS)),
