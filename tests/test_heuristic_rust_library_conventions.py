@@ -65,3 +65,93 @@ def test_a_release_whose_version_lines_carry_a_comment_is_a_release_chore(
     analysis = analyse(workspace.change(f"Release web v{web}", _files(core, web, changelog)))
     assert (analysis.type, analysis.importance) == (ChangeType.chore, importance)
     assert not analysis.flags.breaking
+
+
+# --------------------------------------------------------------------------- titles
+
+
+_CONNECT = """pub trait Connected<T> {{
+    fn connect_info(target: T) -> Self;
+}}
+
+impl Connected<Stream> for Addr {{
+    fn connect_info(stream: Stream) -> Self {{
+        stream.addr()
+    }}
+}}
+{more}"""
+_TAPPED = """
+impl<F> Connected<Tapped<Stream, F>> for Addr {
+    fn connect_info(stream: Tapped<Stream, F>) -> Self {
+        stream.inner().addr()
+    }
+}
+
+impl<F> Connected<&Tapped<Stream, F>> for Addr {
+    fn connect_info(stream: &Tapped<Stream, F>) -> Self {
+        stream.inner().addr()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tapped() -> Tapped<Stream, fn(&mut Stream)> {
+        Stream::bound().tap(|stream| stream.set_nodelay(true))
+    }
+
+    #[test]
+    fn tapped_listener_gives_connect_info() {
+        assert_eq!(Addr::connect_info(tapped()), Addr::LOCAL);
+    }
+
+    #[test]
+    fn tapped_listener_keeps_the_peer() {
+        let stream = tapped();
+        let peer = stream.inner().peer();
+        assert_eq!(Addr::connect_info(stream).peer(), peer);
+    }
+
+    #[test]
+    fn untapped_listener_still_gives_connect_info() {
+        assert_eq!(Addr::connect_info(Stream::bound()), Addr::LOCAL);
+    }
+
+    #[test]
+    fn every_tapped_connection_gives_its_own_peer() {
+        let listener = Listener::bind(Addr::LOCAL).tap_io(|stream| {
+            stream.set_nodelay(true);
+        });
+        let first = listener.accept();
+        let second = listener.accept();
+        let peers = [first.inner().peer(), second.inner().peer()];
+        assert_eq!(Addr::connect_info(first).peer(), peers[0]);
+        assert_eq!(Addr::connect_info(second).peer(), peers[1]);
+        assert_ne!(peers[0], peers[1]);
+    }
+
+    #[test]
+    fn a_tapped_connection_borrowed_gives_connect_info() {
+        let stream = tapped();
+        let addr = Addr::connect_info(&stream);
+        assert_eq!(addr, Addr::LOCAL);
+        assert_eq!(addr.peer(), stream.inner().peer());
+        drop(stream);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        ("Make ConnectInfo work with tapped listeners (#3059)", ChangeType.fix),
+        ("Make connect info work again on Windows", ChangeType.fix),
+        ("Make connect info friendlier to work with", ChangeType.chore),
+    ],
+)
+def test_a_title_making_a_thing_work_somewhere_is_a_fix(workspace: Repo, title: str, kind: ChangeType) -> None:
+    workspace.change("Add connect info", {"web/src/connect.rs": _CONNECT.format(more="")})
+    analysis = analyse(workspace.change(title, {"web/src/connect.rs": _CONNECT.format(more=_TAPPED)}))
+    assert analysis.type == kind
