@@ -155,3 +155,41 @@ def test_a_title_making_a_thing_work_somewhere_is_a_fix(workspace: Repo, title: 
     workspace.change("Add connect info", {"web/src/connect.rs": _CONNECT.format(more="")})
     analysis = analyse(workspace.change(title, {"web/src/connect.rs": _CONNECT.format(more=_TAPPED)}))
     assert analysis.type == kind
+
+
+# --------------------------------------------------------------------------- examples crates
+
+_EXAMPLE = """use web::serve;
+
+fn app() -> Router {{
+    Router::new().route("/{{version}}/foo", get(handler))
+}}
+
+fn main() {{
+    serve(app());
+}}
+{tests}"""
+_EXAMPLE_TESTS = """
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_version_one() {
+        assert_eq!(app().call("/v1/foo").status(), 200);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("title", ["[test] the versioning example (#3275)", "test(examples): cover versioning"])
+def test_tests_added_to_an_example_crate_are_tests(workspace: Repo, title: str) -> None:
+    manifest = '[package]\nname = "example-versioning"\nversion = "0.1.0"\npublish = false\n'
+    workspace.change(
+        "Add the example",
+        {"examples/versioning/Cargo.toml": manifest, "examples/versioning/src/main.rs": _EXAMPLE.format(tests="")},
+    )
+    analysis = analyse(
+        workspace.change(title, {"examples/versioning/src/main.rs": _EXAMPLE.format(tests=_EXAMPLE_TESTS)})
+    )
+    assert (analysis.type, analysis.importance) == (ChangeType.test, Importance.low)
