@@ -193,3 +193,25 @@ def test_tests_added_to_an_example_crate_are_tests(workspace: Repo, title: str) 
         workspace.change(title, {"examples/versioning/src/main.rs": _EXAMPLE.format(tests=_EXAMPLE_TESTS)})
     )
     assert (analysis.type, analysis.importance) == (ChangeType.test, Importance.low)
+
+
+# --------------------------------------------------------------------------- lint attributes
+
+_PATH = """impl<T> Path<T> {{
+{attribute}    pub fn into_inner(self) -> T {{
+        self.0
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "attribute", ["    #[must_use]\n", '    #[must_use = "the inner value is moved out"]\n', "    #[warn(unused)]\n"]
+)
+def test_a_must_use_attribute_added_is_a_low_refactor(workspace: Repo, attribute: str) -> None:
+    workspace.change("Add Path", {"web/src/path.rs": _PATH.format(attribute="")})
+    analysis = analyse(
+        workspace.change("axum: add suggested `must_use`", {"web/src/path.rs": _PATH.format(attribute=attribute)})
+    )
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    assert not analysis.flags.user_facing
