@@ -157,6 +157,30 @@ def test_a_title_making_a_thing_work_somewhere_is_a_fix(workspace: Repo, title: 
     assert analysis.type == kind
 
 
+_GENERICS = """pub fn ident_generics(generic: Option<Ident>) -> TokenStream {{
+{body}}}
+"""
+_THEN = "    generic.is_some().then(|| quote! { <T> }).unwrap_or_default()\n"
+_IF = "    if generic.is_some() {\n        quote! { <T> }\n    } else {\n        TokenStream::new()\n    }\n"
+
+
+@pytest.mark.parametrize(
+    ("title", "kind", "importance"),
+    [
+        ("Make clippy happy (#3350)", ChangeType.refactor, Importance.low),
+        ("Make rust-analyzer happy about the generics macro", ChangeType.refactor, Importance.low),
+        ("Appease clippy", ChangeType.refactor, Importance.low),
+        ("Make CI happy", ChangeType.fix, Importance.medium),
+    ],
+)
+def test_a_checker_made_happy_is_a_low_refactor(
+    workspace: Repo, title: str, kind: ChangeType, importance: Importance
+) -> None:
+    workspace.change("Add generics", {"web/src/generics.rs": _GENERICS.format(body=_THEN)})
+    analysis = analyse(workspace.change(title, {"web/src/generics.rs": _GENERICS.format(body=_IF)}))
+    assert (analysis.type, analysis.importance) == (kind, importance)
+
+
 # --------------------------------------------------------------------------- examples crates
 
 _EXAMPLE = """use web::serve;
