@@ -6,7 +6,11 @@ warnings``, ``-Werror``, a lint step in CI) fails until the code says the warnin
 is expected: ``#[allow(unused)]``, ``#[expect(dead_code)]``, ``@SuppressWarnings``,
 ``// NOLINT``, ``# noqa``, ``# type: ignore``, ``// eslint-disable-next-line``,
 ``// @ts-expect-error``. The compiled program does what it did; only the
-developers' build sees the difference. A patch that changes anything else, once
+developers' build sees the difference. Their kin ask for a warning instead: Rust's
+``#[must_use]`` on a function or type (clippy suggests it for every value-returning
+method) warns a caller who drops the value, and ``#![deny(...)]``/``#![warn(...)]``
+raise a lint's level; libraries add them in sweeps ("add suggested must_use"), and
+the program still does what it did. A patch that changes anything else, once
 such directives are set aside, is none of these.
 """
 
@@ -19,8 +23,11 @@ from repodaily.models import ContextFile
 
 __all__ = ["suppressions_only"]
 
-#: A line that is only an attribute or annotation silencing a warning (Rust's, the JVM's).
-_ATTRIBUTE = re.compile(r"^\s*(#!?\[(allow|expect)\([^\]]*\)\]|@Suppress(Warnings)?\(.*\))\s*$")
+#: A line that is only an attribute or annotation setting a warning's level (Rust's, the JVM's), or Rust's
+#: ``#[must_use]`` (with its optional message) asking for one.
+_ATTRIBUTE = re.compile(
+    r"""^\s*(#!?\[(allow|expect|warn|deny|forbid)\([^\]]*\)\]|#\[must_use(\s*=\s*"[^"]*")?\]|@Suppress(Warnings)?\(.*\))\s*$"""
+)
 #: A comment directive silencing a checker, on a line of its own or after the code it concerns (tried only
 #: where a run of blanks starts: inside one, a long run would cost time quadratic in its length).
 _DIRECTIVE = re.compile(
@@ -28,7 +35,21 @@ _DIRECTIVE = re.compile(
     r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable)[^\n]*$"
 )
 #: The cheap test a patch with such a directive passes before the regexes run.
-_HINTS = ("allow(", "expect(", "@Suppress", "noqa", "ignore", "disable", "@ts-", "NOLINT", "nolint")
+_HINTS = (
+    "allow(",
+    "expect(",
+    "warn(",
+    "deny(",
+    "forbid(",
+    "must_use",
+    "@Suppress",
+    "noqa",
+    "ignore",
+    "disable",
+    "@ts-",
+    "NOLINT",
+    "nolint",
+)
 
 
 def suppressions_only(file: ContextFile) -> bool:
