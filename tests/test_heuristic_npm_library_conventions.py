@@ -1,0 +1,87 @@
+"""The heuristic on the conventions of a JavaScript library published to npm.
+
+Such a library keeps its code in ``lib/``, commits the bundles it builds into
+``dist/`` (for CDNs and bower), lets release tooling make each release commit
+(``chore(release): v1.6.3``: the version in ``package.json`` and a version module,
+a changelog section generated from the commits, the bundles rebuilt), and names
+the weakness a fix closes in its Conventional Commits scope. Every commit is made
+by git in a temporary repository and read by the git source, as a report reads it
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+
+def _package(version: str, redirects: str = "^1.15.5") -> str:
+    return (
+        '{\n  "name": "acme-http",\n'
+        f'  "version": "{version}",\n'
+        '  "main": "index.js",\n  "typings": "./index.d.ts",\n'
+        '  "dependencies": {\n'
+        f'    "follow-redirects": "{redirects}",\n'
+        '    "form-data": "^4.0.0"\n  }\n}\n'
+    )
+
+
+def _bundle(version: str, header_check: str) -> str:
+    """A built bundle: every helper of ``lib/`` inlined, and the version it was built at."""
+    helpers = "".join(
+        f"  function helper{i}(value) {{\n    return {header_check}(value) ? value * {i} : null;\n  }}\n"
+        for i in range(30)
+    )
+    return f"// acme-http v{version}\n(function () {{\n{helpers}}})();\n"
+
+
+_CHANGELOG = (
+    "# Changelog\n\n## [1.6.2](https://example.com/compare/v1.6.1...v1.6.2) (2023-11-14)\n\n"
+    "### Bug Fixes\n\n* **http:** keep the port of IPv6 hosts\n"
+)
+
+_RELEASE_NOTES = (
+    "# Changelog\n\n## [1.6.3](https://example.com/compare/v1.6.2...v1.6.3) (2023-12-26)\n\n"
+    "### Bug Fixes\n\n"
+    "* Regular Expression Denial of Service (ReDoS) in the header parser ([#6132](https://example.com/6132))\n"
+    "* **types:** fix the request config typings ([#6120](https://example.com/6120))\n\n"
+) + _CHANGELOG.removeprefix("# Changelog\n\n")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# acme-http\n",
+            "CHANGELOG.md": _CHANGELOG,
+            "package.json": _package("1.6.2"),
+            "lib/env/data.js": 'export const VERSION = "1.6.2";\n',
+            "lib/helpers.js": "export const isHeader = (value) => /^[\\w-]+$/.test(value);\n",
+            "dist/acme-http.js": _bundle("1.6.2", "isHeader"),
+            "dist/esm/acme-http.mjs": _bundle("1.6.2", "isHeader"),
+            "dist/node/acme-http.cjs": _bundle("1.6.2", "isHeader"),
+        },
+    )
+
+
+def test_a_release_commit_that_rebuilds_the_dist_bundles_is_a_release_chore(repo: Repo) -> None:
+    # The bundles carry the fixes released since 1.6.2, the changelog section names a
+    # denial of service already fixed by its own commit: the release fixes nothing itself.
+    files = {
+        "CHANGELOG.md": _RELEASE_NOTES,
+        "package.json": _package("1.6.3"),
+        "lib/env/data.js": 'export const VERSION = "1.6.3";\n',
+        "dist/acme-http.js": _bundle("1.6.3", "isHeaderName"),
+        "dist/esm/acme-http.mjs": _bundle("1.6.3", "isHeaderName"),
+        "dist/node/acme-http.cjs": _bundle("1.6.3", "isHeaderName"),
+    }
+    result = analyse(repo.change("chore(release): v1.6.3 (#6151)", files))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.security
+    assert not result.flags.user_facing
