@@ -85,3 +85,14 @@ def test_a_release_commit_that_rebuilds_the_dist_bundles_is_a_release_chore(repo
     assert result.importance == Importance.low
     assert not result.flags.security
     assert not result.flags.user_facing
+
+
+def test_a_scope_that_names_a_vulnerability_makes_a_dependency_floor_a_security_fix(repo: Repo) -> None:
+    result = analyse(
+        repo.change(
+            "fix(vulnerability): update follow-redirects to 1.15.6 (#6300)",
+            {"package.json": _package("1.6.2", redirects="^1.15.6")},
+        )
+    )
+    assert result.flags.security
+    assert result.importance == Importance.high
