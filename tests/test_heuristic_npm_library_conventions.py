@@ -4,7 +4,9 @@ Such a library keeps its code in ``lib/``, commits the bundles it builds into
 ``dist/`` (for CDNs and bower), lets release tooling make each release commit
 (``chore(release): v1.6.3``: the version in ``package.json`` and a version module,
 a changelog section generated from the commits, the bundles rebuilt), and names
-the weakness a fix closes in its Conventional Commits scope. Every commit is made
+the weakness a fix closes in its Conventional Commits scope, and keeps the
+messages it prints in each language as one JSON file per language in ``locales/``.
+Every commit is made
 by git in a temporary repository and read by the git source, as a report reads it
 (:class:`test_surface.Repo`).
 """
@@ -39,6 +41,11 @@ def _bundle(version: str, header_check: str) -> str:
     return f"// acme-http v{version}\n(function () {{\n{helpers}}})();\n"
 
 
+def _locale(count: str) -> str:
+    """The German messages the library prints."""
+    return f'{{\n  "Commands:": "Kommandos:",\n  "count": "{count}",\n  "required": "erforderlich"\n}}\n'
+
+
 _CHANGELOG = (
     "# Changelog\n\n## [1.6.2](https://example.com/compare/v1.6.1...v1.6.2) (2023-11-14)\n\n"
     "### Bug Fixes\n\n* **http:** keep the port of IPv6 hosts\n"
@@ -58,6 +65,7 @@ def repo(tmp_path: Path) -> Repo:
         tmp_path,
         {
             "README.md": "# acme-http\n",
+            "locales/de.json": _locale("Anzahl"),
             "CHANGELOG.md": _CHANGELOG,
             "package.json": _package("1.6.2"),
             "lib/env/data.js": 'export const VERSION = "1.6.2";\n',
@@ -96,3 +104,9 @@ def test_a_scope_that_names_a_vulnerability_makes_a_dependency_floor_a_security_
     )
     assert result.flags.security
     assert result.importance == Importance.high
+
+
+def test_a_translation_fixed_in_a_locales_json_file_is_the_low_fix_its_title_names(repo: Repo) -> None:
+    result = analyse(repo.change("fix(lang): 'count' for de locale (#2476)", {"locales/de.json": _locale("Zähler")}))
+    assert result.type == ChangeType.fix
+    assert result.importance == Importance.low
