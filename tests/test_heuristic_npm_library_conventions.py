@@ -110,3 +110,12 @@ def test_a_translation_fixed_in_a_locales_json_file_is_the_low_fix_its_title_nam
     result = analyse(repo.change("fix(lang): 'count' for de locale (#2476)", {"locales/de.json": _locale("Zähler")}))
     assert result.type == ChangeType.fix
     assert result.importance == Importance.low
+    # German users read the corrected word in the help the program prints.
+    assert result.flags.user_facing
+
+
+def test_a_regenerated_message_catalog_is_no_news_to_users(repo: Repo) -> None:
+    catalog = _locale("Anzahl").replace('  "required"', '  "choices": "Möglichkeiten",\n  "required"')
+    result = analyse(repo.change("chore: extract new translatable strings", {"locales/de.json": catalog}))
+    assert result.type == ChangeType.chore
+    assert not result.flags.user_facing
