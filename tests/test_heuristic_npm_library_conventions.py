@@ -119,3 +119,10 @@ def test_a_regenerated_message_catalog_is_no_news_to_users(repo: Repo) -> None:
     result = analyse(repo.change("chore: extract new translatable strings", {"locales/de.json": catalog}))
     assert result.type == ChangeType.chore
     assert not result.flags.user_facing
+
+
+def test_a_funding_file_under_github_is_repository_administration_not_ci(repo: Repo) -> None:
+    funding = "github: [acme]\nopen_collective: acme-http\n"
+    result = analyse(repo.change("Add FUNDING.yml with funding sources", {".github/FUNDING.yml": funding}))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low

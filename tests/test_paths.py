@@ -106,6 +106,7 @@ def test_path_classes_ignore_case():
         (".github/CONTRIBUTING.md", "community"),  # the project's own document, shown from .github/
         (".github/CODEOWNERS", "owners"),  # who reviews what: no pipeline
         ("CODEOWNERS", "owners"),
+        (".github/FUNDING.yml", "owners"),  # who may be funded: no pipeline either
         (".pre-commit-config.yaml", "tooling"),
         ("tox.ini", "tooling"),
         ("changelog/12345.bugfix.rst", "changelog"),
