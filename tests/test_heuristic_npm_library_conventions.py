@@ -41,6 +41,21 @@ def _bundle(version: str, header_check: str) -> str:
     return f"// acme-http v{version}\n(function () {{\n{helpers}}})();\n"
 
 
+def _error_handler(indent: str) -> str:
+    """A fallback error handler whose call arguments are indented by ``indent`` under the ternary."""
+    return (
+        "export function fallback (error, serializer) {\n"
+        "  const payload = serializer === false\n"
+        "    ? serializeError({\n"
+        f"    {indent}error: error.name,\n"
+        f"    {indent}message: error.message\n"
+        f"  {indent}}})\n"
+        "    : serializer(error)\n"
+        "  return payload\n"
+        "}\n"
+    )
+
+
 def _locale(count: str) -> str:
     """The German messages the library prints."""
     return f'{{\n  "Commands:": "Kommandos:",\n  "count": "{count}",\n  "required": "erforderlich"\n}}\n'
@@ -70,6 +85,7 @@ def repo(tmp_path: Path) -> Repo:
             "package.json": _package("1.6.2"),
             "lib/env/data.js": 'export const VERSION = "1.6.2";\n',
             "lib/helpers.js": "export const isHeader = (value) => /^[\\w-]+$/.test(value);\n",
+            "lib/error-handler.js": _error_handler("  "),
             "dist/acme-http.js": _bundle("1.6.2", "isHeader"),
             "dist/esm/acme-http.mjs": _bundle("1.6.2", "isHeader"),
             "dist/node/acme-http.cjs": _bundle("1.6.2", "isHeader"),
@@ -126,3 +142,18 @@ def test_a_funding_file_under_github_is_repository_administration_not_ci(repo: R
     result = analyse(repo.change("Add FUNDING.yml with funding sources", {".github/FUNDING.yml": funding}))
     assert result.type == ChangeType.chore
     assert result.importance == Importance.low
+
+
+def test_call_arguments_reindented_for_the_linter_change_no_behaviour(repo: Repo) -> None:
+    # In JavaScript indentation means nothing: the handler does what it did, whatever the title's type.
+    files = {"lib/error-handler.js": _error_handler("    ")}
+    result = analyse(repo.change("fix(errorHandler.js): linting problems in pipeline (#5885)", files))
+    assert result.type in (ChangeType.chore, ChangeType.refactor)
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
+
+
+def test_a_statement_moved_out_of_a_javascript_block_is_still_a_change(repo: Repo) -> None:
+    handler = _error_handler("  ").replace("  return payload\n}\n", "}\nreturn payload\n")
+    result = analyse(repo.change("fix: return the payload", {"lib/error-handler.js": handler}))
+    assert result.type == ChangeType.fix
