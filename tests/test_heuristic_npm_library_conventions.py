@@ -41,6 +41,12 @@ def _bundle(version: str, header_check: str) -> str:
     return f"// acme-http v{version}\n(function () {{\n{helpers}}})();\n"
 
 
+def _source_map(version: str, guard: str) -> str:
+    """A bundle's source map: the sources it maps, as JSON strings on one line."""
+    source = f"export const isHeader = (value) => /^[\\\\w-]+$/.test(value){guard} // header"
+    return f'{{"version":3,"file":"acme-http.cjs","sourcesContent":["// v{version}\\n{source}"]}}\n'
+
+
 def _error_handler(indent: str) -> str:
     """A fallback error handler whose call arguments are indented by ``indent`` under the ternary."""
     return (
@@ -89,13 +95,15 @@ def repo(tmp_path: Path) -> Repo:
             "dist/acme-http.js": _bundle("1.6.2", "isHeader"),
             "dist/esm/acme-http.mjs": _bundle("1.6.2", "isHeader"),
             "dist/node/acme-http.cjs": _bundle("1.6.2", "isHeader"),
+            "dist/node/acme-http.cjs.map": _source_map("1.6.2", ""),
         },
     )
 
 
 def test_a_release_commit_that_rebuilds_the_dist_bundles_is_a_release_chore(repo: Repo) -> None:
-    # The bundles carry the fixes released since 1.6.2, the changelog section names a
-    # denial of service already fixed by its own commit: the release fixes nothing itself.
+    # The bundles and their source maps carry the fixes released since 1.6.2 (a header
+    # value's CR now refused), the changelog section names a denial of service already
+    # fixed by its own commit: the release fixes nothing itself.
     files = {
         "CHANGELOG.md": _RELEASE_NOTES,
         "package.json": _package("1.6.3"),
@@ -103,6 +111,7 @@ def test_a_release_commit_that_rebuilds_the_dist_bundles_is_a_release_chore(repo
         "dist/acme-http.js": _bundle("1.6.3", "isHeaderName"),
         "dist/esm/acme-http.mjs": _bundle("1.6.3", "isHeaderName"),
         "dist/node/acme-http.cjs": _bundle("1.6.3", "isHeaderName"),
+        "dist/node/acme-http.cjs.map": _source_map("1.6.3", " && !value.includes('\\\\r')"),
     }
     result = analyse(repo.change("chore(release): v1.6.3 (#6151)", files))
     assert result.type == ChangeType.chore
