@@ -106,6 +106,11 @@ def test_path_classes_ignore_case():
         (".github/CONTRIBUTING.md", "community"),  # the project's own document, shown from .github/
         (".github/CODEOWNERS", "owners"),  # who reviews what: no pipeline
         ("CODEOWNERS", "owners"),
+        (".github/FUNDING.yml", "owners"),  # who may be funded: no pipeline either
+        ("dist/esm/axios.js", "generated"),  # an npm package's built bundle
+        ("packages/client/dist/index.cjs", "generated"),
+        ("locales/de.json", "translations"),  # a JavaScript project's messages in one language
+        ("_locales/en/messages.json", "translations"),
         (".pre-commit-config.yaml", "tooling"),
         ("tox.ini", "tooling"),
         ("changelog/12345.bugfix.rst", "changelog"),

@@ -7,8 +7,11 @@ a statement moved past others (an assignment put after the check that reads it)
 changes what runs first, which no formatter does. Indentation is
 kept where it carries meaning: each hunk's removed and added lines must start at
 the same depth, so a statement moved out of a block (a fix, in Python) is no
-layout change. Read hunk by hunk, so a patch that changes code stops at its
-first such hunk.
+layout change. In a language whose blocks are written with braces (JavaScript,
+TypeScript, Java, C, Go, Rust) indentation means nothing: a linter re-indenting
+the arguments of a call (prettier, eslint's indent rule) is layout, and a
+statement only leaves a block by moving past its brace, which the order check sees.
+Read hunk by hunk, so a patch that changes code stops at its first such hunk.
 """
 
 from __future__ import annotations
@@ -25,13 +28,17 @@ _SPACE = re.compile(r"\s+")
 #: A comma right before a closing bracket: the "magic trailing comma" formatters add or drop.
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
 _TAB = 4
+#: Files of languages whose blocks are written with braces, where indentation is layout only.
+_BRACED: tuple[str, ...] = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".java", ".kt", ".groovy")
+_BRACED += (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".cs", ".go", ".rs", ".swift", ".php", ".dart")
 
 
 def layout_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
     read = False
+    indented = not file.path.endswith(_BRACED)
     for hunk in whole_hunks(file):
-        if not _same_code(hunk):
+        if not _same_code(hunk, indented):
             return False
         read = True
     return read
@@ -89,9 +96,10 @@ def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
     return removed, added
 
 
-def _same_code(hunk: str) -> bool:
+def _same_code(hunk: str, indented: bool) -> bool:
+    """The hunk holds the same code before and after; at the same depth too where ``indented`` (it carries meaning)."""
     removed, added = changed_lines(hunk)
-    if _depth(removed) != _depth(added) or bare_code(removed) != bare_code(added):
+    if (indented and _depth(removed) != _depth(added)) or bare_code(removed) != bare_code(added):
         return False
     # The same lines may still have moved past the code between them: the hunk must read alike in order.
     before, after = _sides(hunk)
