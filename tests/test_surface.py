@@ -718,6 +718,22 @@ def test_a_requirement_moved_between_manifests_is_no_change(repo: Repo) -> None:
     assert not [c for c in analyse(commit).surface if c.kind == "dependency"]
 
 
+_DEV_PINS = "-e .[full]\n\n# Testing\npytest==7.4.0\ntrio=={trio}\n{anyio}"
+
+
+def test_an_exact_pin_dropped_from_a_requirements_file_is_no_dependency_dropped(repo: Repo) -> None:
+    """A development requirements file locks one environment: a pin it stops listing leaves users' install alone."""
+    package = '[project]\nname = "engine"\ndependencies = ["anyio>=3.6.2,<5"]\n'
+    code = "import anyio\n\n\ndef run(main):\n    return anyio.run(main)\n"
+    files = {"pyproject.toml": package, "engine/loop.py": code}
+    repo.change("Package", {**files, "requirements.txt": _DEV_PINS.format(trio="0.22.2", anyio="anyio==4.0.0\n")})
+    bumped = {"requirements.txt": _DEV_PINS.format(trio="0.23.2", anyio="")}
+    commit = repo.change("Bump trio from 0.22.2 to 0.23.2 (#2395)", bumped)
+    analysis = analyse(commit)
+    assert not [c for c in analysis.surface if c.kind == "dependency"]
+    assert (analysis.type, analysis.importance, analysis.flags.breaking) == (ChangeType.build, Importance.low, False)
+
+
 def test_a_floor_raised_in_a_cargo_inline_table_is_read(repo: Repo) -> None:
     manifest = '[package]\nname = "engine"\n\n[dependencies]\nnix = {{ default-features = false, version = "{v}" }}\n'
     repo.change("Package", {"Cargo.toml": manifest.format(v="0.29.0")})

@@ -2,8 +2,10 @@
 
 A floor is raised when a manifest line's version goes up. A dependency is dropped
 when the removed lines of the commit's manifests name it and no added line does
-(a requirement moved between files is no change), the manifest stays (one retired
-whole takes its list along), and the commit deletes no import of it: code that
+(a requirement moved between files is no change), the line is no exact pin of a
+requirements file (an environment's lock losing an entry, as a development
+requirements file drops a pin the project's own install now brings), the manifest
+stays (one retired whole takes its list along), and the commit deletes no import of it: code that
 stops using a package takes nothing from users, while a package dropped from the
 install but still imported by the project leaves whoever needs it to install it
 themselves.
@@ -49,12 +51,13 @@ def dependency_changes(
     # what it named is declared where the project now declares its dependencies.
     kept = [file for file in manifests if file.status != FileStatus.deleted]
     removed, added = _listed(kept, "-", rules), _listed(manifests, "+", rules)
-    gone = [key for key in removed if key not in added and key not in _still_listed(manifests, rules)]
+    unpinned = _listed(kept, "-", rules, unpinned=True)
+    gone = [key for key in unpinned if key not in added and key not in _still_listed(manifests, rules)]
     dropped_imports = (
         _imports("\n".join(line[1:] for f in source for line in signed_lines(f.text, "-"))) if gone else set()
     )
     for key in gone:
-        name, path = removed[key]
+        name, path = unpinned[key]
         if _module(key) not in dropped_imports:
             changes.append(_listed_change(name, SurfaceAction.removed, path))
     for key, (name, path) in added.items():
@@ -94,12 +97,20 @@ def _listed_change(name: str, action: SurfaceAction, path: str) -> SurfaceChange
     return SurfaceChange(kind=SurfaceKind.dependency, name=name, change=action, path=path)
 
 
-def _listed(manifests: list[ContextFile], sign: str, rules: RuleSet) -> dict[str, tuple[str, str]]:
-    """The dependencies the ``sign`` lines of the manifests declare: lower-case name -> (name, path)."""
+def _listed(
+    manifests: list[ContextFile], sign: str, rules: RuleSet, *, unpinned: bool = False
+) -> dict[str, tuple[str, str]]:
+    """The dependencies the ``sign`` lines of the manifests declare: lower-case name -> (name, path).
+
+    With ``unpinned``, a requirements file's exact pins are left out: they lock one environment.
+    """
     deps = rules.dependencies
     found: dict[str, tuple[str, str]] = {}
     for file in manifests:
+        pins = unpinned and deps.pins_in(file.path)
         for line in shipped_lines(file, sign, rules):
+            if pins and deps.pin_regex.match(line):
+                continue
             match = deps.line_regex.match(line)
             name = match.group("name") if match is not None else ""
             if name and not deps.is_filler(name) and not deps.names_setting(name):
