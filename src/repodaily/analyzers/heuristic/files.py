@@ -6,6 +6,7 @@ Also the order in which a report names them (:func:`ranked_files`,
 
 from __future__ import annotations
 
+import keyword
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -229,9 +230,40 @@ _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".hxx", ".cu", ".
 _PREPROCESSOR = re.compile(r"#\s*(if|ifdef|ifndef|elif|else|endif|define|undef|include|pragma|error|warning|line)\b")
 
 
+#: Python's modules and stubs, whose docstrings are prose inside the code.
+_PYTHON = (".py", ".pyi")
+#: A docstring's quotes on a line of its prose (`"""Return the app.`, `the app."""`), and the code spans
+#: its markup quotes (`` `handler(request, exc)` ``): neither is code the line runs.
+_DOCSTRING_MARKS = re.compile(r"^[rRuU]?(\"{3}|'{3})|(\"{3}|'{3})$|``?[^`]+``?")
+#: A line of words and the punctuation of sentences and lists only (no call, assignment, bracket, quote).
+_PROSE_CHARACTERS = re.compile(r"[\w\s,.;:!?*/%&-]+")
+#: Names in a row, one space apart: no Python statement writes three of them so, outside a string, unless
+#: a keyword stands among them.
+_WORDS_IN_A_ROW = re.compile(r"(?<![\w.])[A-Za-z]+(?: [A-Za-z]+){2,}(?![\w.])")
+#: Python's keywords and soft keywords, which may stand between names in code (`x for x in y`).
+_KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist])
+
+
+def _docstring_prose(code: str) -> bool:
+    """A line of a Python module that can only be a docstring's prose: words in a row no statement writes.
+
+    Inside triple quotes a line reads as sentences (``and may be either standard functions, or``); the
+    quotes that open or close it and the code spans its markup quotes are left out. Three names none
+    of which is a keyword, one after another with nothing between, are no Python code.
+    """
+    text = _DOCSTRING_MARKS.sub(" ", code)
+    if _PROSE_CHARACTERS.fullmatch(text) is None:
+        return False
+    for run in _WORDS_IN_A_ROW.finditer(text):
+        words = run.group(0).split(" ")
+        if any(not _KEYWORDS.intersection(words[i : i + 3]) for i in range(len(words) - 2)):
+            return True
+    return False
+
+
 def _comments_only(file: ContextFile) -> bool:
-    """The patch changes lines, every one of them a comment, an option's help text (or the bracket closing
-    the call it is given in) or blank: the code reads as it did.
+    """The patch changes lines, every one of them a comment, a Python docstring's prose, an option's help
+    text (or the bracket closing the call it is given in) or blank: the code reads as it did.
 
     Help text runs on over lines of string pieces (``help="Run tests in a subprocess, "`` then
     ``"re-run the failing ones."``): a piece is help text when the lines above it, changed or
@@ -241,6 +273,7 @@ def _comments_only(file: ContextFile) -> bool:
     seen = False
     in_help = False
     preprocessed = file.path.lower().endswith(_C_FAMILY)
+    python = file.path.lower().endswith(_PYTHON)
     for line in file.text.splitlines():
         sign, code = line[:1], line[1:].strip()
         if sign not in ("+", "-", " ") or line[1:4] in _FILE_HEADERS:
@@ -252,6 +285,9 @@ def _comments_only(file: ContextFile) -> bool:
         if sign == " " or not code or closes_help:
             continue
         if in_help:
+            seen = True
+            continue
+        if python and _docstring_prose(code):
             seen = True
             continue
         if _COMMENT.match(code) is None or _DIRECTIVE.search(code) is not None:
