@@ -11,6 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from repodaily.analyzers.heuristic.annotations import annotations_only
 from repodaily.analyzers.heuristic.assertions import assertions_only
 from repodaily.analyzers.heuristic.entries import entries_only
 from repodaily.analyzers.heuristic.includes import includes_only
@@ -103,7 +104,8 @@ LAYOUT = "layout"
 #: files, which projects format too (nixfmt, taplo, cmake-format).
 _LAID_OUT = (None, ChangeType.test, ChangeType.build)
 
-#: The class of a TypeScript file whose patch only adds or drops type assertions (``[paths.assertions]``).
+#: The class of a TypeScript file whose patch only adds or drops type assertions, or a Python file whose patch
+#: only changes type annotations (``[paths.assertions]``).
 ASSERTIONS = "assertions"
 
 #: The class of a C, C++ or Rust file whose patch only adds or drops forced-inlining hints (``[paths.inlining]``).
@@ -135,7 +137,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     """The file's path class; a code file whose patch only adds or drops warning suppressions is of the
     suppressions class, one whose patch changes only comments of the comments class,
     a code, test or build file whose patch only lays its code out anew of the layout class, a TypeScript file
-    whose patch only adds or drops type assertions of the assertions class, a C, C++ or Rust file whose
+    whose patch only adds or drops type assertions or a Python file whose patch only changes type annotations
+    of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
     entries class, a manifest whose patch changes only its development tools' sections of the tooling
@@ -150,7 +153,7 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return COMMENTS
     if kind in _LAID_OUT and LAYOUT in rules.paths and layout_only(file):
         return LAYOUT
-    if kind is None and ASSERTIONS in rules.paths and assertions_only(file):
+    if kind is None and ASSERTIONS in rules.paths and (assertions_only(file) or annotations_only(file)):
         return ASSERTIONS
     if kind is None and INLINING in rules.paths and inlining_only(file):
         return INLINING
