@@ -36,6 +36,9 @@ def annotations_only(file: ContextFile) -> bool:
 def _same_but_annotations(hunk: str) -> bool | None:
     """True: the hunk changes annotations and nothing else; False: it changes nothing; None: it changes code."""
     removed, added = changed_lines(hunk)
+    # An annotation is written after a colon or an arrow: a hunk whose changed lines hold neither changes code.
+    if not any(":" in line for line in removed + added):
+        return None
     (before, before_code), (after, after_code) = _read(removed), _read(added)
     if before_code != after_code:
         return None
