@@ -1,0 +1,87 @@
+"""The heuristic on the conventions of a Ruby library (a gem).
+
+Such a library keeps its public classes under ``lib/``, its minitest specs under
+``test/``, its dependencies in a ``*.gemspec`` and a ``Gemfile``, a
+``CHANGELOG.md`` with an ``## Unreleased`` section, and prose written in RDoc
+markup (``README.rdoc``, a ``SPEC.rdoc`` that the code's comments mirror). Every
+commit is made by git in a temporary repository and read by the git source, as a
+report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_SPEC = """= Rack Specification
+
+== Applications
+
+A Rack application is a Ruby object (not a class) that
+responds to +call+.
+"""
+
+_LINT = """# frozen_string_literal: true
+
+module Acme
+  class Lint
+    ## A Rack application is a Ruby object (not a class) that
+    ## responds to +call+.
+    def initialize(app)
+      @app = app
+    end
+  end
+end
+"""
+
+_GEMFILE = """source "https://rubygems.org"
+
+gemspec
+
+group :doc do
+  gem "rdoc"
+end
+"""
+
+_GEMSPEC = """Gem::Specification.new do |s|
+  s.name = "acme"
+  s.required_ruby_version = ">= 2.4.0"
+end
+"""
+
+_CHANGELOG = """# Changelog
+
+## Unreleased
+
+### Fixed
+
+- Nothing yet.
+"""
+
+
+@pytest.fixture
+def gem(tmp_path: Path) -> Repo:
+    files = {
+        "README.md": "# acme\n",
+        "SPEC.rdoc": _SPEC,
+        "lib/acme/lint.rb": _LINT,
+        "Gemfile": _GEMFILE,
+        "CHANGELOG.md": _CHANGELOG,
+        "acme.gemspec": _GEMSPEC,
+    }
+    return Repo(tmp_path, files)
+
+
+def test_a_sentence_corrected_in_an_rdoc_spec_and_its_comment_is_documentation(gem: Repo) -> None:
+    files = {
+        "SPEC.rdoc": _SPEC.replace(" (not a class)", ""),
+        "lib/acme/lint.rb": _LINT.replace(" (not a class)", ""),
+    }
+    result = analyse(gem.change("Remove incorrect text in SPEC", files))
+    assert result.type == ChangeType.docs
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
