@@ -85,3 +85,31 @@ def test_a_sentence_corrected_in_an_rdoc_spec_and_its_comment_is_documentation(g
     assert result.type == ChangeType.docs
     assert result.importance == Importance.low
     assert not result.flags.user_facing
+
+
+_UTILS = """# frozen_string_literal: true
+
+module Acme
+  module Utils
+    def status_code(status)
+      if status.is_a?(Symbol)
+        SYMBOL_TO_STATUS_CODE.fetch(status) do
+          message = "Status code #{status.inspect} is deprecated"
+          warn message, uplevel: 1
+          fallback_code(status)
+        end
+      else
+        status.to_i
+      end
+    end
+  end
+end
+"""
+
+
+def test_pointing_a_deprecation_warning_at_another_caller_is_low(gem: Repo) -> None:
+    gem.change("Add status codes", {"lib/acme/utils.rb": _UTILS})
+    utils = _UTILS.replace("uplevel: 1", "uplevel: 3")
+    result = analyse(gem.change("Improve deprecation for `status_code` `uplevel`", {"lib/acme/utils.rb": utils}))
+    assert result.importance == Importance.low
+    assert result.flags.user_facing
