@@ -113,3 +113,41 @@ def test_pointing_a_deprecation_warning_at_another_caller_is_low(gem: Repo) -> N
     result = analyse(gem.change("Improve deprecation for `status_code` `uplevel`", {"lib/acme/utils.rb": utils}))
     assert result.importance == Importance.low
     assert result.flags.user_facing
+
+
+_SENDFILE = """# frozen_string_literal: true
+
+module Acme
+  class Sendfile
+    def call(env)
+      type = env["HTTP_X_SENDFILE_TYPE"]
+      case type
+      when "x-sendfile"
+        env["X-Sendfile"]
+      else
+        env["rack.errors"].puts "Unknown x-sendfile variation: '#{type}'."
+      end
+    end
+  end
+end
+"""
+
+_SECURITY_ENTRY = """## Unreleased
+
+### Security
+
+- [CVE-2025-27111](https://github.com/advisories/GHSA-8cgq-6mh2-7j6v) Possible log injection in `Acme::Sendfile`.
+
+"""
+
+
+def test_a_fix_of_log_injection_is_a_security_fix_not_a_logging_change(gem: Repo) -> None:
+    gem.change("Add Sendfile", {"lib/acme/sendfile.rb": _SENDFILE})
+    files = {
+        "lib/acme/sendfile.rb": _SENDFILE.replace("'#{type}'.", "#{type.inspect}"),
+        "CHANGELOG.md": _CHANGELOG.replace("## Unreleased\n\n", _SECURITY_ENTRY),
+    }
+    result = analyse(gem.change("Use `#inspect` to prevent log injection.", files))
+    assert result.type == ChangeType.fix
+    assert result.flags.security
+    assert result.importance == Importance.high
