@@ -151,3 +151,42 @@ def test_a_fix_of_log_injection_is_a_security_fix_not_a_logging_change(gem: Repo
     assert result.type == ChangeType.fix
     assert result.flags.security
     assert result.importance == Importance.high
+
+
+def _version_module(line: str) -> str:
+    """A gem's ``lib/acme/version.rb``, the module its gemspec reads the version from."""
+    body = f"  {line}\n\n  def self.release\n    {line.split()[0]}\n  end\n"
+    return f"# frozen_string_literal: true\n\nmodule Acme\n{body}end\n"
+
+
+_RELEASED = """## Unreleased
+
+## [3.1.22] - 2026-08-13
+
+### Security
+
+- [CVE-2026-26962](https://github.com/advisories/GHSA-rx22-g9mx-qrhv) Improper unfolding of folded multipart headers.
+
+### Fixed
+
+- Restore Ruby 2.4/2.5 compatibility.
+
+"""
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [('RELEASE = "3.1.21"', 'RELEASE = "3.1.22"'), ('VERSION = "3.1.21".freeze', 'VERSION = "3.1.22".freeze')],
+)
+def test_a_patch_release_of_a_gem_that_ships_a_security_fix_is_a_release_chore(
+    gem: Repo, before: str, after: str
+) -> None:
+    gem.change("Add the version module", {"lib/acme/version.rb": _version_module(before)})
+    files = {
+        "lib/acme/version.rb": _version_module(after),
+        "CHANGELOG.md": _CHANGELOG.replace("## Unreleased\n\n", _RELEASED),
+    }
+    result = analyse(gem.change("Bump patch version.", files))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.security
