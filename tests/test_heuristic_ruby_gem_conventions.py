@@ -190,3 +190,29 @@ def test_a_patch_release_of_a_gem_that_ships_a_security_fix_is_a_release_chore(
     assert result.type == ChangeType.chore
     assert result.importance == Importance.low
     assert not result.flags.security
+
+
+_DOCS_WORKFLOW = """name: Documentation
+on:
+  push:
+    branches: [main]
+jobs:
+  deploy:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Generate documentation
+        run: |
+          cd doc
+          cp ../README.md .
+"""
+
+
+def test_fixing_the_links_to_the_security_and_upgrade_guides_fixes_no_weakness(gem: Repo) -> None:
+    gem.change("Add documentation workflow", {".github/workflows/documentation.yaml": _DOCS_WORKFLOW})
+    workflow = _DOCS_WORKFLOW + "          cp ../UPGRADE-GUIDE.md .\n          cp ../SECURITY.md .\n"
+    result = analyse(
+        gem.change("Fix security and upgrade guide links.", {".github/workflows/documentation.yaml": workflow})
+    )
+    assert not result.flags.security
+    assert result.importance == Importance.low
