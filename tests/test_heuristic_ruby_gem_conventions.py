@@ -216,3 +216,10 @@ def test_fixing_the_links_to_the_security_and_upgrade_guides_fixes_no_weakness(g
     )
     assert not result.flags.security
     assert result.importance == Importance.low
+
+
+def test_a_title_that_prevents_log_injection_names_a_security_fix(gem: Repo) -> None:
+    gem.change("Add Sendfile", {"lib/acme/sendfile.rb": _SENDFILE})
+    sendfile = _SENDFILE.replace("'#{type}'.", "#{type.inspect}")
+    result = analyse(gem.change("Prevent log injection in Sendfile", {"lib/acme/sendfile.rb": sendfile}))
+    assert result.flags.security
