@@ -223,3 +223,35 @@ def test_a_title_that_prevents_log_injection_names_a_security_fix(gem: Repo) -> 
     sendfile = _SENDFILE.replace("'#{type}'.", "#{type.inspect}")
     result = analyse(gem.change("Prevent log injection in Sendfile", {"lib/acme/sendfile.rb": sendfile}))
     assert result.flags.security
+
+
+_FILES = """# frozen_string_literal: true
+
+module Acme
+  # Serves the files below a root directory.
+  class Files
+    def initialize(root)
+      @root = root
+    end
+  end
+end
+"""
+
+_NOT_A_WEAKNESS = """Document that Acme::Files follows symlinks
+
+This is the default behavior for most webservers, so it should
+not be surprising. It's also not a security issue.
+
+However, we have had multiple security vulnerability reports
+about this behavior. Documenting it should avoid similar reports.
+"""
+
+
+def test_documenting_a_behaviour_that_is_not_a_security_issue_is_no_security_change(gem: Repo) -> None:
+    gem.change("Add Files", {"lib/acme/files.rb": _FILES})
+    note = "  # Symbolic links below the root are followed, as most web servers do.\n"
+    files = {"lib/acme/files.rb": _FILES.replace("  # Serves the files", note + "  # Serves the files")}
+    result = analyse(gem.change(_NOT_A_WEAKNESS, files))
+    assert result.type == ChangeType.docs
+    assert not result.flags.security
+    assert result.importance == Importance.low
