@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.annotations import annotations_only
 from repodaily.analyzers.heuristic.assertions import assertions_only
+from repodaily.analyzers.heuristic.diagnostics import diagnostics_only
 from repodaily.analyzers.heuristic.entries import entries_only
 from repodaily.analyzers.heuristic.includes import includes_only
 from repodaily.analyzers.heuristic.inlining import inlining_only
@@ -117,6 +118,9 @@ INCLUDES = "includes"
 #: The class of a code file whose patch only adds rows to a table keyed by strings (``[paths.entries]``).
 ENTRIES = "entries"
 
+#: The class of a code file whose patch changes only warning or log calls (``[paths.diagnostics]``).
+DIAGNOSTICS = "diagnostics"
+
 
 #: The class of any file whose patch only refreshes its copyright notice (``[paths.notices]``).
 NOTICES = "notices"
@@ -141,8 +145,9 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     of the assertions class, a C, C++ or Rust file whose
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
-    entries class, a manifest whose patch changes only its development tools' sections of the tooling
-    class, and any file whose patch only refreshes its copyright notice of the notices class."""
+    entries class, one whose patch changes only warning or log calls of the diagnostics class, a manifest
+    whose patch changes only its development tools' sections of the tooling class, and any file whose patch
+    only refreshes its copyright notice of the notices class."""
     if NOTICES in rules.paths and notices_only(file):
         return NOTICES
     name = rules.path_table.classify(file.path, binary=file.binary)
@@ -161,6 +166,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return INCLUDES
     if kind is None and ENTRIES in rules.paths and entries_only(file):
         return ENTRIES
+    if kind is None and DIAGNOSTICS in rules.paths and diagnostics_only(file):
+        return DIAGNOSTICS
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name
