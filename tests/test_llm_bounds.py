@@ -369,6 +369,18 @@ def test_a_refused_key_costs_one_request_per_run_at_concurrency_8(tmp_path, serv
         assert "refused" in err and "sk-test-refused-key" not in err + report.model_dump_json()
 
 
+def test_a_refusal_when_the_key_variable_is_unset_names_the_variable(tmp_path, serve, monkeypatch):
+    """No key was sent: the line says which variable to set, not that a key was refused."""
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    endpoint = serve(on_chat(status(401)))
+    repo = _day_repo(tmp_path, commits=3)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 3
+    assert "authorization" not in endpoint.chat[0].headers
+    refusals = [line for line in err.splitlines() if "401" in line]
+    assert refusals and all(f"{KEY_ENV} (api_key_env) is not set" in line for line in refusals), err
+
+
 # --------------------------------------------------------------------------- what stderr says
 
 

@@ -223,8 +223,9 @@ class _CredentialGate:
     only see the AuthError it raises.
     """
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, unsent_key: str = "") -> None:
         self._endpoint = endpoint
+        self._unsent_key = unsent_key
         self._settled = asyncio.Event()
         self._probing = False
         self._refused: int | None = None
@@ -240,6 +241,7 @@ class _CredentialGate:
         if self._refused is not None:
             raise AuthError(
                 f"{self._endpoint}: HTTP {self._refused}, credentials refused earlier in this run; not asked again"
+                + self._unsent_key
             )
         try:
             yield
@@ -250,7 +252,12 @@ class _CredentialGate:
         """Record what a request learnt: its HTTP status, or (None) that it is over without one."""
         if status in _AUTH_STATUS and self._refused is None:
             self._refused = status
-            log.error("%s refused the credentials (HTTP %d); nothing more is sent to it", self._endpoint, status)
+            log.error(
+                "%s refused the credentials (HTTP %d); nothing more is sent to it%s",
+                self._endpoint,
+                status,
+                self._unsent_key,
+            )
         self._settled.set()
 
 
@@ -302,7 +309,9 @@ class ChatClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
-        self._gate = _CredentialGate(settings.name)
+        # A refusal with no key sent is a variable left unset (or misspelt): the error says which.
+        self._unsent_key = "" if self._secret else f"; no key was sent: {settings.api_key_env} (api_key_env) is not set"
+        self._gate = _CredentialGate(settings.name, self._unsent_key)
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.name!r}, model={self.settings.model!r}, mode={self._mode.value})"
@@ -626,7 +635,7 @@ class ChatClient:
         # An error page runs over lines; the message quoting it is one, wherever it is shown.
         detail = single_line(text)[:_ERROR_TEXT_CHARS]
         if status in _AUTH_STATUS:
-            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
+            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}{self._unsent_key}")
         if status in (400, 413) and any(word in text.lower() for word in _CONTEXT_WORDS):
             window = _CONTEXT_TOKENS.search(text)
             if window is not None:
