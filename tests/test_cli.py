@@ -527,6 +527,7 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
     (tmp_path / "garbage-cache").mkdir()
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
+    subprocess.run(["git", "init", "--quiet", str(tmp_path / "empty-repo")], check=True)
     (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
     for name, source in _RAISING_TEMPLATES.items():
         (tmp_path / name).mkdir()
@@ -557,6 +558,8 @@ _BAD_INPUTS = [
     ("empty-timezone", [*_REPORT, *_DAY, "--timezone", ""], {}, 2, "unknown IANA timezone ''"),
     ("name-without-slash", ["report", "{demo}", "--name", "noslash", "--output", "{out}", *_DAY], {}, 2, "OWNER/REPO"),
     ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),
+    ("no-commits-yet", ["report", "{tmp}/empty-repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
+     "has no commits yet"),
     ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),
     ("broken-toml", [*_REPORT, *_DAY, "--config", "{tmp}/broken.toml"], {}, 2, "not valid TOML"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),

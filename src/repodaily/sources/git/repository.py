@@ -169,5 +169,8 @@ def require_branch(git_dir: Path, branch: str, location: str) -> str:
     """The full ref of ``branch`` in ``git_dir``; a SourceError naming ``location`` when there is none."""
     ref = _branch_ref(git_dir, branch)
     if ref is None:
+        # A repository no one has pushed to yet holds no ref at all: its branch is unborn, not misnamed.
+        if not git_text_or_none(["for-each-ref", "--count=1", "--format=%(refname)"], git_dir=git_dir):
+            raise SourceError(f"{location} has no commits yet (branch {branch!r} is unborn)")
         raise SourceError(f"branch {branch!r} not found in {location}")
     return ref
