@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from repodaily.controls import controls_except
 from repodaily.errors import ConfigError
 from repodaily.plugins import Kind, registry
 from repodaily.tables import describe, merge, read_toml
@@ -32,6 +33,10 @@ from repodaily.tables import describe, merge, read_toml
 ENV_PREFIX = "REPODAILY__"
 CONFIG_FILE_NAME = "repodaily.toml"
 _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
+# What no name holds: control characters and bidi scopes, and a byte that is no UTF-8 (an argument's
+# undecodable byte, kept by Python as a lone surrogate). A name becomes a directory, a title and a
+# subject line, where these would act on a terminal or cannot be written at all.
+_NOT_IN_NAMES = re.compile(f"{controls_except().pattern}|[\ud800-\udfff]")
 
 
 def is_repo_name(value: str) -> bool:
@@ -39,7 +44,11 @@ def is_repo_name(value: str) -> bool:
 
     "." and ".." name no repository, and in a path template they would climb out of the output directory.
     """
-    return bool(_REPO_NAME_RE.fullmatch(value)) and not {".", ".."} & set(value.split("/"))
+    return (
+        bool(_REPO_NAME_RE.fullmatch(value))
+        and not {".", ".."} & set(value.split("/"))
+        and not _NOT_IN_NAMES.search(value)
+    )
 
 
 def _no_nul(value: str) -> str:
