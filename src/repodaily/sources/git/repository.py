@@ -10,6 +10,7 @@ a full mirror made before stays one.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
 import tempfile
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from repodaily.errors import SourceError, StoreError
 from repodaily.sources.git.locations import is_url, mirror_dir_name, redact_credentials
-from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none
+from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none, run_git
 
 # What git prints when the server ignores ``--filter`` (``uploadpack.allowFilter`` off);
 # the clone goes on and brings every blob.
@@ -71,12 +72,13 @@ def _open_local(path: Path, branch: str | None) -> GitRepository:
     if not path.is_dir():
         raise SourceError(f"repository path is not a directory: {path}")
     # The ceiling stops git from finding a repository in a parent of ``path``.
-    git_dir = git_text_or_none(
+    found = run_git(
         ["rev-parse", "--absolute-git-dir"], cwd=path, env={"GIT_CEILING_DIRECTORIES": str(path.resolve().parent)}
     )
-    if git_dir is None:
+    if found.returncode != 0:
         raise SourceError(f"not a git repository: {path}")
-    repo_dir = Path(git_dir)
+    # A path is bytes to the file system: one that is no UTF-8 must come back byte for byte, not as U+FFFD.
+    repo_dir = Path(os.fsdecode(found.stdout.rstrip(b"\n")))
     if branch is None:
         origin_head = git_text_or_none(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"], git_dir=repo_dir)
         branch = origin_head.removeprefix("origin/") if origin_head else _head_branch(repo_dir, str(path))
