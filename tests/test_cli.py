@@ -522,6 +522,7 @@ def _assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, 
 def bad_inputs(tmp_path: Path) -> Path:
     """Files the bad-input cases name, under ``tmp_path``."""
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
+    (tmp_path / "nested.toml").write_text("x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n", encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
@@ -568,6 +569,10 @@ _BAD_INPUTS = [
      "has no commits yet"),
     ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),
     ("broken-toml", [*_REPORT, *_DAY, "--config", "{tmp}/broken.toml"], {}, 2, "not valid TOML"),
+    ("toml-nested-past-any-reader", [*_REPORT, *_DAY, "--config", "{tmp}/nested.toml"], {}, 2,
+     "not valid TOML: nested too deeply"),
+    ("env-nested-past-any-reader", [*_REPORT, *_DAY], {"REPODAILY__LANGUAGE": "[" * 5000 + "]" * 5000}, 2,
+     "language: Input should be 'zh' or 'en'"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
     ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),

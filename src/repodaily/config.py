@@ -286,7 +286,7 @@ def _env_value(raw: str) -> Any:
     """Read an environment value as a TOML literal when it is one, else as a string."""
     try:
         return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # nested past the parser's reach: no literal a key takes
         return raw
 
 

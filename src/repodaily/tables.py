@@ -33,6 +33,8 @@ def read_toml(path: Path, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep: no config is
+        raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
 
 
 def merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
