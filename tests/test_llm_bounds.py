@@ -381,6 +381,28 @@ def test_a_refusal_when_the_key_variable_is_unset_names_the_variable(tmp_path, s
     assert refusals and all(f"{KEY_ENV} (api_key_env) is not set" in line for line in refusals), err
 
 
+def nested(depth: int) -> Answer:
+    """A 200 whose JSON body nests `depth` arrays: deeper than any parser recurses."""
+    body = b"[" * depth + b"]" * depth
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, 200, body, [("Content-Type", "application/json")])
+
+    return answer
+
+
+def test_an_answer_nested_past_the_parser_is_a_failed_analysis_not_an_internal_error(tmp_path, serve):
+    """Every path answers so: completions, the slot count asked aside, and doctor's model list."""
+    endpoint = serve(lambda _, __: nested(100_000))
+    repo = _day_repo(tmp_path, commits=3)
+    config = _config(tmp_path, endpoint)
+    code, report, err, _ = _report(repo, config)
+    assert code == 1 and report.stats.degraded == 3
+    assert "not JSON" in err and "RecursionError" not in err and "internal error" not in err, err
+    doctor = CliRunner().invoke(main, ["doctor", "--config", str(config)])
+    assert doctor.exit_code == 1 and "RecursionError" not in doctor.output, doctor.output
+
+
 # --------------------------------------------------------------------------- what stderr says
 
 

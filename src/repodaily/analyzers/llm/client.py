@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import math
 import random
@@ -63,6 +62,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from repodaily import json_input
 from repodaily.analyzers.llm.breaker import CircuitBreaker
 from repodaily.analyzers.llm.concurrency import ConcurrencyLimit, Slot
 from repodaily.analyzers.llm.limits import RequestQuota
@@ -430,7 +430,7 @@ class ChatClient:
                 async with asyncio.timeout(_SLOTS_DEADLINE_S), self._http.stream("GET", root + path) as response:
                     if response.status_code != 200:
                         continue
-                    data = json.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
+                    data = json_input.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
             except (httpx.HTTPError, TimeoutError, ProviderError, ValueError):
                 continue
             if isinstance(data, dict) and isinstance(settings := data.get("default_generation_settings"), dict):
@@ -653,7 +653,7 @@ class ChatClient:
 
     def _decoded(self, content: bytes) -> object:
         try:
-            return json.loads(content)
+            return json_input.loads(content)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
             raise InvalidOutput(f"{self.settings.name}: the response body is not JSON ({exc})") from exc
 
