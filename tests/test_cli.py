@@ -556,6 +556,8 @@ _BAD_INPUTS = [
     ("empty-date", [*_REPORT, "--date", ""], {}, 2, "--date '' is not a date"),
     ("empty-since", [*_REPORT, "--since", ""], {}, 2, "--since '' is not a date"),
     ("year-1", [*_REPORT, "--date", "0001-01-01"], {}, 2, "before 1970"),
+    ("timezone-a-zone-directory", [*_REPORT, *_DAY, "--timezone", "Asia"], {}, 2, "unknown IANA timezone 'Asia'"),
+    ("timezone-past-a-file-name", [*_REPORT, *_DAY, "--timezone", "A" * 300], {}, 2, "unknown IANA timezone 'AAA"),
     ("empty-timezone", [*_REPORT, *_DAY, "--timezone", ""], {}, 2, "unknown IANA timezone ''"),
     ("name-without-slash", ["report", "{demo}", "--name", "noslash", "--output", "{out}", *_DAY], {}, 2, "OWNER/REPO"),
     ("name-with-an-escape", ["report", "{demo}", "--name", "o/r\x1b[2J", "--output", "{out}", *_DAY], {}, 2,

@@ -215,7 +215,8 @@ class Config(_Section):
     def _real_zone(cls, value: str) -> str:
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        # OSError: a name that is a directory of the database ("Asia") or longer than a file name.
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"unknown IANA timezone {value!r}") from None
         return value
 
