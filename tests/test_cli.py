@@ -523,6 +523,7 @@ def bad_inputs(tmp_path: Path) -> Path:
     """Files the bad-input cases name, under ``tmp_path``."""
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
     (tmp_path / "nested.toml").write_text("x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n", encoding="utf-8")
+    (tmp_path / "tpl-long.toml").write_text(f'templates_dir = "{tmp_path / ("t" * 300)}"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
@@ -548,6 +549,10 @@ _DAY = ["--date", "2026-03-02"]
 _BAD_INPUTS = [
     # (id, arguments, environment, exit code, fragment of the one line)
     ("empty-location", ["report", "", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "PATH_OR_URL is empty"),
+    ("path-name-too-long", ["report", "{tmp}/" + "a" * 300, "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
+     "is not usable: File name too long"),
+    ("templates-dir-name-too-long", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-long.toml"], {}, 3,
+     "does not exist"),
     ("no-such-path", ["report", "/no/such/repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "/no/such/repo"),
     ("no-such-remote", ["report", "file:///no/such/remote.git", "--output", "{out}", *_DAY], {}, 2, "remote.git"),
     ("future", [*_REPORT, "--date", "2999-01-01"], {}, 2, "in the future"),

@@ -13,6 +13,7 @@ import logging
 import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +68,13 @@ def open_repository(location: str, *, cache_dir: Path, branch: str | None = None
 
 
 def _open_local(path: Path, branch: str | None) -> GitRepository:
-    if not path.exists():
-        raise SourceError(f"repository path does not exist: {path}")
-    if not path.is_dir():
+    try:
+        kind = path.stat().st_mode
+    except FileNotFoundError:
+        raise SourceError(f"repository path does not exist: {path}") from None
+    except OSError as exc:  # a name longer than a file name, a directory we may not enter
+        raise SourceError(f"repository path {path} is not usable: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(kind):
         raise SourceError(f"repository path is not a directory: {path}")
     # The ceiling stops git from finding a repository in a parent of ``path``.
     found = run_git(
