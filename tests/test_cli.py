@@ -524,6 +524,8 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
     (tmp_path / "nested.toml").write_text("x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n", encoding="utf-8")
     (tmp_path / "tpl-long.toml").write_text(f'templates_dir = "{tmp_path / ("t" * 300)}"\n', encoding="utf-8")
+    for name, path in {"path-attribute": "{repo.__class__}/{date}.md", "path-width": "{date:>99999999}.md"}.items():
+        (tmp_path / f"{name}.toml").write_text(f'[output]\npath = "{path}"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
@@ -580,6 +582,10 @@ _BAD_INPUTS = [
      "not valid TOML: nested too deeply"),
     ("env-nested-past-any-reader", [*_REPORT, *_DAY], {"REPODAILY__LANGUAGE": "[" * 5000 + "]" * 5000}, 2,
      "language: Input should be 'zh' or 'en'"),
+    ("path-template-reads-an-attribute", [*_REPORT, *_DAY, "--config", "{tmp}/path-attribute.toml"], {}, 2,
+     "output.path: Value error, unknown or malformed field in path template: 'repo.__class__'"),
+    ("path-template-pads-a-field", [*_REPORT, *_DAY, "--config", "{tmp}/path-width.toml"], {}, 2,
+     "output.path: Value error, unknown or malformed field in path template: 'date:>99999999'"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
     ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),
