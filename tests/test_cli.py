@@ -526,6 +526,7 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "tpl-long.toml").write_text(f'templates_dir = "{tmp_path / ("t" * 300)}"\n', encoding="utf-8")
     for name, path in {"path-attribute": "{repo.__class__}/{date}.md", "path-width": "{date:>99999999}.md"}.items():
         (tmp_path / f"{name}.toml").write_text(f'[output]\npath = "{path}"\n', encoding="utf-8")
+    (tmp_path / "stranger.toml").write_text('cache_dir = "~no-such-user-rd/cache"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
@@ -555,6 +556,10 @@ _BAD_INPUTS = [
      "is not usable: File name too long"),
     ("templates-dir-name-too-long", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-long.toml"], {}, 3,
      "does not exist"),
+    ("path-of-an-unknown-user", ["report", "~no-such-user-rd/repo", "--name", "o/r", "--output", "{out}", *_DAY], {},
+     2, "no user 'no-such-user-rd' on this system"),
+    ("cache-of-an-unknown-user", [*_REPORT, *_DAY, "--config", "{tmp}/stranger.toml"], {}, 2,
+     "no user 'no-such-user-rd' on this system"),
     ("no-such-path", ["report", "/no/such/repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "/no/such/repo"),
     ("no-such-remote", ["report", "file:///no/such/remote.git", "--output", "{out}", *_DAY], {}, 2, "remote.git"),
     ("future", [*_REPORT, "--date", "2999-01-01"], {}, 2, "in the future"),

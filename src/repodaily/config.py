@@ -27,6 +27,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from repodaily.controls import controls_except
 from repodaily.errors import ConfigError
+from repodaily.home import expand_home
 from repodaily.plugins import Kind, registry
 from repodaily.tables import describe, merge, read_toml
 
@@ -269,7 +270,7 @@ class Config(_Section):
     @property
     def cache_path(self) -> Path:
         if self.cache_dir:
-            return Path(self.cache_dir).expanduser()
+            return expand_home(self.cache_dir)
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         return Path(base) / "repodaily"
 

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from repodaily.errors import ConfigError
+from repodaily.home import expand_home
 
 _ERRORS_SHOWN = 3
 
@@ -23,7 +24,7 @@ _ERRORS_SHOWN = 3
 def read_toml(path: Path, source: str) -> dict[str, Any]:
     """The table in ``path``; a missing, unreadable or malformed file is a ConfigError naming ``source``."""
     try:
-        with path.expanduser().open("rb") as handle:
+        with expand_home(path).open("rb") as handle:
             return tomllib.load(handle)
     except FileNotFoundError:
         raise ConfigError(f"{source}: file not found") from None

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodaily.errors import SourceError, StoreError
+from repodaily.home import expand_home
 from repodaily.sources.git.locations import is_url, mirror_dir_name, redact_credentials
 from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none, run_git
 
@@ -64,7 +65,7 @@ def open_repository(location: str, *, cache_dir: Path, branch: str | None = None
     """
     if is_url(location):
         return _open_mirror(location, Path(cache_dir) / "repos", branch, fetch)
-    return _open_local(Path(location).expanduser(), branch)
+    return _open_local(expand_home(location), branch)
 
 
 def _open_local(path: Path, branch: str | None) -> GitRepository:
