@@ -403,6 +403,23 @@ def test_an_answer_nested_past_the_parser_is_a_failed_analysis_not_an_internal_e
     assert doctor.exit_code == 1 and "RecursionError" not in doctor.output, doctor.output
 
 
+def test_an_error_body_sent_with_http_200_is_quoted_in_the_failure(tmp_path, serve, monkeypatch):
+    """A gateway that answers 200 with an OpenAI-style error: the line says what it said, the key masked."""
+    monkeypatch.setenv(KEY_ENV, "sk-test-echoed-key-0123")
+    body = {"error": {"message": "upstream overloaded\n\x1b[2J for sk-test-echoed-key-0123", "code": 503}}
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_json(writer, 200, body)
+
+    endpoint = serve(on_chat(answer))
+    repo = _day_repo(tmp_path, commits=2)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 2
+    failures = [line for line in err.splitlines() if "not a chat completion" in line]
+    assert failures and all("it says: upstream overloaded" in line for line in failures), err
+    assert "sk-test-echoed-key-0123" not in err and "\x1b" not in err
+
+
 # --------------------------------------------------------------------------- what stderr says
 
 

@@ -657,6 +657,14 @@ class ChatClient:
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
             raise InvalidOutput(f"{self.settings.name}: the response body is not JSON ({exc})") from exc
 
+    def _said_error(self, data: object) -> str:
+        """What an error body sent with HTTP 200 says (some gateways answer so), quoted on one line; else nothing."""
+        error = data.get("error") if isinstance(data, dict) else None
+        said = error.get("message") if isinstance(error, dict) else error
+        if not said:
+            return ""
+        return f"; it says: {single_line(self._redact(str(said)))[:_ERROR_TEXT_CHARS]}"
+
     def answer(self, data: object, *totals: Usage) -> str:
         """The answer's text in a completion body, after adding its tokens to each of ``totals``.
 
@@ -668,7 +676,7 @@ class ChatClient:
         choice = choices[0] if isinstance(choices, list) and choices else None
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
-            raise InvalidOutput(f"{name}: the response is not a chat completion")
+            raise InvalidOutput(f"{name}: the response is not a chat completion{self._said_error(data)}")
         reported = data.get("usage")
         counts = reported if isinstance(reported, dict) else {}
         # The prompt tokens a prefix cache served, in the first dialect the answer speaks: OpenAI's
