@@ -84,10 +84,18 @@ def _describe(error: ValidationError) -> str:
     return f"{key + ': ' if key else ''}{first['msg']}{more}"
 
 
+# Years of a busy repository's labels fit many times over; a device that never ends (/dev/zero) stops here.
+_MAX_LABELS_BYTES = 64 * 1024 * 1024
+
+
 def load_labels(path: Path) -> list[GoldLabel]:
     """Read and validate a labels file; any problem is a ConfigError naming the file and entry."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(_MAX_LABELS_BYTES + 1)
+        if len(data) > _MAX_LABELS_BYTES:
+            raise ConfigError(f"{path}: larger than {_MAX_LABELS_BYTES // (1024 * 1024)} MB: not a labels file")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: labels file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
