@@ -522,11 +522,17 @@ def _assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, 
 def bad_inputs(tmp_path: Path) -> Path:
     """Files the bad-input cases name, under ``tmp_path``."""
     (tmp_path / "broken.toml").write_text("[context\nbudget_tokens = 1\n", encoding="utf-8")
+    (tmp_path / "nested.toml").write_text("x = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n", encoding="utf-8")
+    (tmp_path / "tpl-long.toml").write_text(f'templates_dir = "{tmp_path / ("t" * 300)}"\n', encoding="utf-8")
+    for name, path in {"path-attribute": "{repo.__class__}/{date}.md", "path-width": "{date:>99999999}.md"}.items():
+        (tmp_path / f"{name}.toml").write_text(f'[output]\npath = "{path}"\n', encoding="utf-8")
+    (tmp_path / "stranger.toml").write_text('cache_dir = "~no-such-user-rd/cache"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
     (tmp_path / "garbage-cache").mkdir()
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
+    subprocess.run(["git", "init", "--quiet", str(tmp_path / "empty-repo")], check=True)
     (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
     for name, source in _RAISING_TEMPLATES.items():
         (tmp_path / name).mkdir()
@@ -546,6 +552,14 @@ _DAY = ["--date", "2026-03-02"]
 _BAD_INPUTS = [
     # (id, arguments, environment, exit code, fragment of the one line)
     ("empty-location", ["report", "", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "PATH_OR_URL is empty"),
+    ("path-name-too-long", ["report", "{tmp}/" + "a" * 300, "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
+     "is not usable: File name too long"),
+    ("templates-dir-name-too-long", [*_REPORT, *_DAY, "--config", "{tmp}/tpl-long.toml"], {}, 3,
+     "does not exist"),
+    ("path-of-an-unknown-user", ["report", "~no-such-user-rd/repo", "--name", "o/r", "--output", "{out}", *_DAY], {},
+     2, "no user 'no-such-user-rd' on this system"),
+    ("cache-of-an-unknown-user", [*_REPORT, *_DAY, "--config", "{tmp}/stranger.toml"], {}, 2,
+     "no user 'no-such-user-rd' on this system"),
     ("no-such-path", ["report", "/no/such/repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2, "/no/such/repo"),
     ("no-such-remote", ["report", "file:///no/such/remote.git", "--output", "{out}", *_DAY], {}, 2, "remote.git"),
     ("future", [*_REPORT, "--date", "2999-01-01"], {}, 2, "in the future"),
@@ -554,11 +568,33 @@ _BAD_INPUTS = [
     ("empty-date", [*_REPORT, "--date", ""], {}, 2, "--date '' is not a date"),
     ("empty-since", [*_REPORT, "--since", ""], {}, 2, "--since '' is not a date"),
     ("year-1", [*_REPORT, "--date", "0001-01-01"], {}, 2, "before 1970"),
+    ("timezone-a-zone-directory", [*_REPORT, *_DAY, "--timezone", "Asia"], {}, 2, "unknown IANA timezone 'Asia'"),
+    ("timezone-past-a-file-name", [*_REPORT, *_DAY, "--timezone", "A" * 300], {}, 2, "unknown IANA timezone 'AAA"),
     ("empty-timezone", [*_REPORT, *_DAY, "--timezone", ""], {}, 2, "unknown IANA timezone ''"),
     ("name-without-slash", ["report", "{demo}", "--name", "noslash", "--output", "{out}", *_DAY], {}, 2, "OWNER/REPO"),
+    ("name-with-an-escape", ["report", "{demo}", "--name", "o/r\x1b[2J", "--output", "{out}", *_DAY], {}, 2,
+     "is not OWNER/REPO"),
+    ("name-with-a-bidi-override", ["report", "{demo}", "--name", "o/\u202er", "--output", "{out}", *_DAY], {}, 2,
+     "is not OWNER/REPO"),
+    ("name-not-utf8", ["report", "{demo}", "--name", "o/r\udcff", *_DAY, "--format", "json"], {}, 2,
+     "is not OWNER/REPO"),
     ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),
+    ("no-commits-yet", ["report", "{tmp}/empty-repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
+     "has no commits yet"),
     ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),
     ("broken-toml", [*_REPORT, *_DAY, "--config", "{tmp}/broken.toml"], {}, 2, "not valid TOML"),
+    ("toml-nested-past-any-reader", [*_REPORT, *_DAY, "--config", "{tmp}/nested.toml"], {}, 2,
+     "not valid TOML: nested too deeply"),
+    ("env-nested-past-any-reader", [*_REPORT, *_DAY], {"REPODAILY__LANGUAGE": "[" * 5000 + "]" * 5000}, 2,
+     "language: Input should be 'zh' or 'en'"),
+    ("path-template-reads-an-attribute", [*_REPORT, *_DAY, "--config", "{tmp}/path-attribute.toml"], {}, 2,
+     "output.path: Value error, unknown or malformed field in path template: 'repo.__class__'"),
+    ("path-template-pads-a-field", [*_REPORT, *_DAY, "--config", "{tmp}/path-width.toml"], {}, 2,
+     "output.path: Value error, unknown or malformed field in path template: 'date:>99999999'"),
+    ("config-that-never-ends", [*_REPORT, *_DAY, "--config", "/dev/zero"], {}, 2,
+     "larger than 4 MB: not a config file"),
+    ("labels-that-never-end", ["eval", "/dev/zero", "--repo", "{demo}", "--name", "o/r"], {}, 2,
+     "larger than 64 MB: not a labels file"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
     ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),

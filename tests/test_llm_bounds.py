@@ -369,6 +369,57 @@ def test_a_refused_key_costs_one_request_per_run_at_concurrency_8(tmp_path, serv
         assert "refused" in err and "sk-test-refused-key" not in err + report.model_dump_json()
 
 
+def test_a_refusal_when_the_key_variable_is_unset_names_the_variable(tmp_path, serve, monkeypatch):
+    """No key was sent: the line says which variable to set, not that a key was refused."""
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    endpoint = serve(on_chat(status(401)))
+    repo = _day_repo(tmp_path, commits=3)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 3
+    assert "authorization" not in endpoint.chat[0].headers
+    refusals = [line for line in err.splitlines() if "401" in line]
+    assert refusals and all(f"{KEY_ENV} (api_key_env) is not set" in line for line in refusals), err
+
+
+def nested(depth: int) -> Answer:
+    """A 200 whose JSON body nests `depth` arrays: deeper than any parser recurses."""
+    body = b"[" * depth + b"]" * depth
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_response(writer, 200, body, [("Content-Type", "application/json")])
+
+    return answer
+
+
+def test_an_answer_nested_past_the_parser_is_a_failed_analysis_not_an_internal_error(tmp_path, serve):
+    """Every path answers so: completions, the slot count asked aside, and doctor's model list."""
+    endpoint = serve(lambda _, __: nested(100_000))
+    repo = _day_repo(tmp_path, commits=3)
+    config = _config(tmp_path, endpoint)
+    code, report, err, _ = _report(repo, config)
+    assert code == 1 and report.stats.degraded == 3
+    assert "not JSON" in err and "RecursionError" not in err and "internal error" not in err, err
+    doctor = CliRunner().invoke(main, ["doctor", "--config", str(config)])
+    assert doctor.exit_code == 1 and "RecursionError" not in doctor.output, doctor.output
+
+
+def test_an_error_body_sent_with_http_200_is_quoted_in_the_failure(tmp_path, serve, monkeypatch):
+    """A gateway that answers 200 with an OpenAI-style error: the line says what it said, the key masked."""
+    monkeypatch.setenv(KEY_ENV, "sk-test-echoed-key-0123")
+    body = {"error": {"message": "upstream overloaded\n\x1b[2J for sk-test-echoed-key-0123", "code": 503}}
+
+    async def answer(_: ScriptedEndpoint, __: HttpRequest, ___: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        await write_json(writer, 200, body)
+
+    endpoint = serve(on_chat(answer))
+    repo = _day_repo(tmp_path, commits=2)
+    code, report, err, _ = _report(repo, _config(tmp_path, endpoint))
+    assert code == 1 and report.stats.degraded == 2
+    failures = [line for line in err.splitlines() if "not a chat completion" in line]
+    assert failures and all("it says: upstream overloaded" in line for line in failures), err
+    assert "sk-test-echoed-key-0123" not in err and "\x1b" not in err
+
+
 # --------------------------------------------------------------------------- what stderr says
 
 

@@ -427,6 +427,28 @@ def test_default_branch_is_detected_for_paths_and_mirrors(tmp_path: Path, cache:
     assert [c.sha for c in collect(mirror)] == [sha]
 
 
+def test_a_clone_whose_path_is_no_utf8_is_read(tmp_path: Path, cache: Path) -> None:
+    """A directory name's byte 0xff (a Latin-1 file system, an old archive) is kept as is, not read as U+FFFD."""
+    upstream = RepoBuilder(tmp_path / "caf\udcff", branch="trunk")
+    sha = upstream.commit("In a Latin-1 directory", when=inside(9))
+
+    local = open_repository(str(upstream.path), cache_dir=cache)
+
+    assert local.branch == "trunk"
+    assert [c.sha for c in collect(local)] == [sha]
+
+
+def test_a_clone_whose_path_is_no_utf8_and_names_no_repository_is_one_line(tmp_path: Path) -> None:
+    """The run's record in the store quotes the path; its undecodable byte must not make that record fail."""
+    builder = RepoBuilder(tmp_path / "caf\udcff", branch="trunk")
+    builder.commit("In a Latin-1 directory", when=inside(9))
+
+    result = CliRunner().invoke(main, ["report", str(builder.path), "--date", "2026-02-09"])
+
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and "cannot tell owner/repo" in result.stderr, result.stderr
+
+
 def test_a_mirror_follows_the_remote_default_branch(tmp_path: Path, cache: Path) -> None:
     upstream = RepoBuilder(tmp_path / "upstream", branch="master")
     upstream.commit("On master", when=inside(9))

@@ -46,6 +46,7 @@ from repodaily.config import Config, RepoConfig, command_line_repo, find_config_
 from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
+from repodaily.home import expand_home
 from repodaily.interrupts import stop_all
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
@@ -616,7 +617,7 @@ def weekly_digest(
         raise ConfigError("stdout takes one --format; give --output DIR to write several")
     config = _load(config_path, lang=lang)
     redact = _guard(config)
-    templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+    templates = expand_home(config.templates_dir) if config.templates_dir else None
     with Store(config.cache_path, redact=redact) as store:
         digests = stored_weeklies(store, week, today_in(config.tz), config.language, repo)
         if deliver:
@@ -705,7 +706,7 @@ def site(outdir: str, only: tuple[str, ...], lang: str | None, base_url: str | N
                     "`repodaily run` and `repodaily report` store them"
                 )
             watched = list(dict.fromkeys(only))
-        templates = Path(config.templates_dir).expanduser() if config.templates_dir else None
+        templates = expand_home(config.templates_dir) if config.templates_dir else None
         built = build_site(store, watched, config.language, Path(outdir), templates_dir=templates, base_url=base_url)
     files = built.files
     _echo(

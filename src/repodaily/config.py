@@ -25,13 +25,19 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from repodaily.controls import controls_except
 from repodaily.errors import ConfigError
+from repodaily.home import expand_home
 from repodaily.plugins import Kind, registry
 from repodaily.tables import describe, merge, read_toml
 
 ENV_PREFIX = "REPODAILY__"
 CONFIG_FILE_NAME = "repodaily.toml"
 _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
+# What no name holds: control characters and bidi scopes, and a byte that is no UTF-8 (an argument's
+# undecodable byte, kept by Python as a lone surrogate). A name becomes a directory, a title and a
+# subject line, where these would act on a terminal or cannot be written at all.
+_NOT_IN_NAMES = re.compile(f"{controls_except().pattern}|[\ud800-\udfff]")
 
 
 def is_repo_name(value: str) -> bool:
@@ -39,7 +45,11 @@ def is_repo_name(value: str) -> bool:
 
     "." and ".." name no repository, and in a path template they would climb out of the output directory.
     """
-    return bool(_REPO_NAME_RE.fullmatch(value)) and not {".", ".."} & set(value.split("/"))
+    return (
+        bool(_REPO_NAME_RE.fullmatch(value))
+        and not {".", ".."} & set(value.split("/"))
+        and not _NOT_IN_NAMES.search(value)
+    )
 
 
 def _no_nul(value: str) -> str:
@@ -206,7 +216,8 @@ class Config(_Section):
     def _real_zone(cls, value: str) -> str:
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        # OSError: a name that is a directory of the database ("Asia") or longer than a file name.
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"unknown IANA timezone {value!r}") from None
         return value
 
@@ -259,7 +270,7 @@ class Config(_Section):
     @property
     def cache_path(self) -> Path:
         if self.cache_dir:
-            return Path(self.cache_dir).expanduser()
+            return expand_home(self.cache_dir)
         base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
         return Path(base) / "repodaily"
 
@@ -277,7 +288,7 @@ def _env_value(raw: str) -> Any:
     """Read an environment value as a TOML literal when it is one, else as a string."""
     try:
         return tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):  # nested past the parser's reach: no literal a key takes
         return raw
 
 

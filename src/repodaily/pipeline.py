@@ -30,7 +30,6 @@ from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
 
@@ -43,6 +42,7 @@ from repodaily.context.repository import describe_repository, primary_language
 from repodaily.delivery import Target, TargetResult, Unusable, deliver
 from repodaily.digest import build_report
 from repodaily.errors import AnalysisError, ConfigError, RepodailyError, SourceError
+from repodaily.home import expand_home
 from repodaily.models import (
     Analysis,
     AnalysisInput,
@@ -700,7 +700,7 @@ class Pipeline:
 
     def renderers(self) -> list[Renderer]:
         """One renderer per configured format, in the configured order."""
-        templates = Path(self.config.templates_dir).expanduser() if self.config.templates_dir else None
+        templates = expand_home(self.config.templates_dir) if self.config.templates_dir else None
         return [
             registry().create("renderer", name, {}, "config", templates_dir=templates)
             for name in self.config.output.formats

@@ -84,6 +84,13 @@ class BatchSubmission:
     batch_id: str | None
 
 
+def _escape_surrogates(value: object) -> object:
+    """A text value with each lone surrogate written as its escape; any other value as it is."""
+    if not isinstance(value, str):
+        return value
+    return value.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class Store:
     """One SQLite file in WAL mode under the cache directory."""
 
@@ -113,8 +120,14 @@ class Store:
 
     def _write(self, sql: str, values: tuple[Any, ...]) -> sqlite3.Cursor:
         """Run one write in its own transaction, every text value redacted."""
+        texts = tuple(self._redact(v) if isinstance(v, str) else v for v in values)
         with _store_errors(self.path), self._db:
-            return self._db.execute(sql, tuple(self._redact(v) if isinstance(v, str) else v for v in values))
+            try:
+                return self._db.execute(sql, texts)
+            except UnicodeEncodeError:
+                # A path or argument that is no UTF-8 holds its bytes as lone surrogates, which
+                # SQLite's UTF-8 cannot take: they are stored as their escapes (\udcff), as shown.
+                return self._db.execute(sql, tuple(_escape_surrogates(v) for v in texts))
 
     # -- analyses
 

@@ -16,15 +16,21 @@ from typing import Any
 from pydantic import ValidationError
 
 from repodaily.errors import ConfigError
+from repodaily.home import expand_home
 
 _ERRORS_SHOWN = 3
+# Far above any config or conventions file; a path naming a device that never ends (/dev/zero) stops here.
+_MAX_TOML_BYTES = 4 * 1024 * 1024
 
 
 def read_toml(path: Path, source: str) -> dict[str, Any]:
     """The table in ``path``; a missing, unreadable or malformed file is a ConfigError naming ``source``."""
     try:
-        with path.expanduser().open("rb") as handle:
-            return tomllib.load(handle)
+        with expand_home(path).open("rb") as handle:
+            data = handle.read(_MAX_TOML_BYTES + 1)
+        if len(data) > _MAX_TOML_BYTES:
+            raise ConfigError(f"{source}: larger than {_MAX_TOML_BYTES // (1024 * 1024)} MB: not a config file")
+        return tomllib.loads(data.decode("utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{source}: file not found") from None
     except OSError as exc:
@@ -33,6 +39,8 @@ def read_toml(path: Path, source: str) -> dict[str, Any]:
         raise ConfigError(f"{source}: not UTF-8 (byte 0x{exc.object[exc.start]:02x} at offset {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep: no config is
+        raise ConfigError(f"{source}: not valid TOML: nested too deeply") from None
 
 
 def merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ one :class:`~repodaily.errors.ProviderError` naming the request, never the key
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +22,7 @@ from urllib.parse import quote
 
 import httpx
 
+from repodaily import json_input
 from repodaily.analyzers.base import BatchEndpoint
 from repodaily.batch.lines import CHAT_COMPLETIONS
 from repodaily.errors import AuthError, ProviderError
@@ -130,7 +130,7 @@ class BatchAPI:
     def _json(self, method: str, path: str, *, attempts: int = ATTEMPTS, **kwargs: Any) -> dict[str, Any]:
         response = self._send(method, path, attempts=attempts, **kwargs)
         try:
-            answer = response.json()
+            answer = json_input.loads(response.content)
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
@@ -180,7 +180,7 @@ class BatchAPI:
 
     def _detail(self, body: bytes) -> str:
         try:
-            error = json.loads(body).get("error")
+            error = json_input.loads(body).get("error")
             message = error.get("message") if isinstance(error, dict) else error
         except (ValueError, AttributeError):
             message = body.decode("utf-8", "replace")

@@ -21,6 +21,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
+from repodaily import json_input
+
 __all__ = [
     "CHAT_COMPLETIONS",
     "MAX_BYTES",
@@ -154,7 +156,7 @@ def read_replies(stream: IO[bytes]) -> Iterator[Reply | None]:
         if not raw.strip():
             continue
         try:
-            line = json.loads(raw)
+            line = json_input.loads(raw)
         except ValueError:
             line = None
         yield _reply(line) if isinstance(line, dict) and isinstance(line.get("custom_id"), str) else None

@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from repodaily import json_input
 from repodaily.errors import ConfigError
 from repodaily.models import ChangeType, Importance, PullRequest
 
@@ -58,7 +59,7 @@ def _entries(path: Path, text: str) -> Iterator[tuple[str, Any]]:
     """Each raw entry with the words that locate it in the file: a JSON array, else JSON Lines."""
     if text.lstrip().startswith("["):
         try:
-            data = json.loads(text)
+            data = json_input.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{path}: not valid JSON: line {exc.lineno} column {exc.colno}: {exc.msg}") from None
         for index, entry in enumerate(data):
@@ -70,7 +71,7 @@ def _entries(path: Path, text: str) -> Iterator[tuple[str, Any]]:
             continue
         where = f"entry {index} (line {line_number})"
         try:
-            yield where, json.loads(line)
+            yield where, json_input.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{path}: {where}: not valid JSON: {exc.msg}") from None
         index += 1
@@ -83,10 +84,18 @@ def _describe(error: ValidationError) -> str:
     return f"{key + ': ' if key else ''}{first['msg']}{more}"
 
 
+# Years of a busy repository's labels fit many times over; a device that never ends (/dev/zero) stops here.
+_MAX_LABELS_BYTES = 64 * 1024 * 1024
+
+
 def load_labels(path: Path) -> list[GoldLabel]:
     """Read and validate a labels file; any problem is a ConfigError naming the file and entry."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(_MAX_LABELS_BYTES + 1)
+        if len(data) > _MAX_LABELS_BYTES:
+            raise ConfigError(f"{path}: larger than {_MAX_LABELS_BYTES // (1024 * 1024)} MB: not a labels file")
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: labels file not found") from None
     except (OSError, UnicodeDecodeError) as exc:

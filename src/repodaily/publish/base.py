@@ -16,6 +16,7 @@ a reader notices: a file overwritten with the same bytes, stdout).
 from __future__ import annotations
 
 import os
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -116,8 +117,16 @@ def check_template(template: str, what: str, extra: Mapping[str, object] | None 
     """``template`` filled with a stand-in for each of :data:`TEMPLATE_FIELDS` (and ``extra``), to check it.
 
     A ValueError naming ``what`` and the field it cannot fill: a settings validator's message.
+    A field is a bare name: ``str.format`` would also read an attribute or an item of a value
+    (``{repo.__class__}``, ``{repo[0]}``), convert it or pad it to any width (``{date:>99999999}``,
+    a hundred megabytes a report), none of which a path, subject or link has a use for.
     """
+    values = {**dict.fromkeys(TEMPLATE_FIELDS, "x"), **(extra or {})}
     try:
-        return template.format(**dict.fromkeys(TEMPLATE_FIELDS, "x"), **(extra or {}))
+        for _, field, spec, conversion in string.Formatter().parse(template):
+            if field is not None and (field not in values or spec or conversion):
+                shown = field + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "")
+                raise ValueError(repr(shown))
+        return template.format(**values)
     except (KeyError, IndexError, AttributeError, ValueError) as exc:
         raise ValueError(f"unknown or malformed field in {what}: {exc}") from None

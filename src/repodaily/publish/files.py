@@ -32,6 +32,7 @@ except ImportError:  # not POSIX: no advisory locks, so a live writer's file can
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from repodaily.errors import ConfigError, PublishError
+from repodaily.home import expand_home
 from repodaily.hookspecs import Register, hookimpl
 from repodaily.models import DailyReport
 from repodaily.plugins import PluginSpec
@@ -80,7 +81,7 @@ def report_path(output: FilesSettings, report: DailyReport, suffix: str) -> Path
     relative = Path(fill_template(output.path, report))
     if relative.is_absolute() or ".." in relative.parts:
         raise ConfigError(f"output.path {output.path!r} leaves the output directory for {report.repo}")
-    return Path(output.dir).expanduser() / relative.with_suffix(f".{suffix}")
+    return expand_home(output.dir) / relative.with_suffix(f".{suffix}")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -167,7 +168,7 @@ class FilesPublisher:
 
     async def publish_week(self, digest: WeeklyDigest, artefacts: Sequence[Artefact]) -> Delivery:
         """A week's digest beside the days: ``{dir}/{ISO year}/{repo}/{YYYY-Www}.{suffix}``."""
-        folder = Path(self.settings.dir).expanduser() / digest.week.partition("-")[0]
+        folder = expand_home(self.settings.dir) / digest.week.partition("-")[0]
         placed = []
         for artefact in artefacts:
             relative = Path(*digest.repo.split("/"), f"{digest.week}.{artefact.suffix}")

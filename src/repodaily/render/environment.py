@@ -56,7 +56,11 @@ def create_environment(templates_dir: Path | None = None, *, html: bool = False)
     packaged = FileSystemLoader(PACKAGED_TEMPLATES)
     loaders: list[FileSystemLoader | PrefixLoader] = []
     if templates_dir is not None:
-        if not templates_dir.is_dir():
+        try:
+            found = templates_dir.is_dir()
+        except OSError:  # a name longer than the file system holds: no such directory either
+            found = False
+        if not found:
             raise RenderError(f"templates directory {templates_dir} does not exist")
         loaders.append(FileSystemLoader(templates_dir))
     loaders += [packaged, PrefixLoader({DEFAULT_PREFIX: packaged}, delimiter=":")]

@@ -116,7 +116,7 @@ def render_html(report: DailyReport, *, templates_dir: Path | None = None, site:
     """The report as an HTML page, from ``report.html.j2`` (the user's if ``templates_dir`` has one)."""
     try:
         ZoneInfo(report.timezone)
-    except (ZoneInfoNotFoundError, ValueError) as error:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         raise RenderError(f"unknown timezone {report.timezone!r} in report for {report.repo}") from error
     labels = LABELS[report.language]
     return render_page(

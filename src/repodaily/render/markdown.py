@@ -65,7 +65,7 @@ def render_markdown(report: DailyReport, *, templates_dir: Path | None = None) -
     """The report as Markdown, from ``report.md.j2`` (the user's if ``templates_dir`` has one)."""
     try:
         ZoneInfo(report.timezone)
-    except (ZoneInfoNotFoundError, ValueError) as error:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as error:
         raise RenderError(f"unknown timezone {report.timezone!r} in report for {report.repo}") from error
     labels = LABELS[report.language]
     environment = create_environment(templates_dir)

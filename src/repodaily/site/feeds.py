@@ -45,7 +45,7 @@ def day_time(report: DailyReport) -> datetime:
     """When a day's report is complete: the last second of the day in its timezone."""
     try:
         zone = ZoneInfo(report.timezone)
-    except (ZoneInfoNotFoundError, ValueError):  # a hand-made report's; the pipeline's are checked
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # a hand-made report's; the pipeline's are checked
         zone = ZoneInfo("UTC")
     return datetime.combine(report.date, time(23, 59, 59), zone)
 

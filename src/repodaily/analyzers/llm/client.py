@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 import math
 import random
@@ -63,6 +62,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from repodaily import json_input
 from repodaily.analyzers.llm.breaker import CircuitBreaker
 from repodaily.analyzers.llm.concurrency import ConcurrencyLimit, Slot
 from repodaily.analyzers.llm.limits import RequestQuota
@@ -223,8 +223,9 @@ class _CredentialGate:
     only see the AuthError it raises.
     """
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, unsent_key: str = "") -> None:
         self._endpoint = endpoint
+        self._unsent_key = unsent_key
         self._settled = asyncio.Event()
         self._probing = False
         self._refused: int | None = None
@@ -240,6 +241,7 @@ class _CredentialGate:
         if self._refused is not None:
             raise AuthError(
                 f"{self._endpoint}: HTTP {self._refused}, credentials refused earlier in this run; not asked again"
+                + self._unsent_key
             )
         try:
             yield
@@ -250,7 +252,12 @@ class _CredentialGate:
         """Record what a request learnt: its HTTP status, or (None) that it is over without one."""
         if status in _AUTH_STATUS and self._refused is None:
             self._refused = status
-            log.error("%s refused the credentials (HTTP %d); nothing more is sent to it", self._endpoint, status)
+            log.error(
+                "%s refused the credentials (HTTP %d); nothing more is sent to it%s",
+                self._endpoint,
+                status,
+                self._unsent_key,
+            )
         self._settled.set()
 
 
@@ -302,7 +309,9 @@ class ChatClient:
         self._sleep = sleep
         self._clock = clock
         self._rng = rng or random.Random()
-        self._gate = _CredentialGate(settings.name)
+        # A refusal with no key sent is a variable left unset (or misspelt): the error says which.
+        self._unsent_key = "" if self._secret else f"; no key was sent: {settings.api_key_env} (api_key_env) is not set"
+        self._gate = _CredentialGate(settings.name, self._unsent_key)
 
     def __repr__(self) -> str:
         return f"ChatClient({self.settings.name!r}, model={self.settings.model!r}, mode={self._mode.value})"
@@ -421,7 +430,7 @@ class ChatClient:
                 async with asyncio.timeout(_SLOTS_DEADLINE_S), self._http.stream("GET", root + path) as response:
                     if response.status_code != 200:
                         continue
-                    data = json.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
+                    data = json_input.loads(await self._body(response, cap=_SLOTS_MAX_BYTES))
             except (httpx.HTTPError, TimeoutError, ProviderError, ValueError):
                 continue
             if isinstance(data, dict) and isinstance(settings := data.get("default_generation_settings"), dict):
@@ -626,7 +635,7 @@ class ChatClient:
         # An error page runs over lines; the message quoting it is one, wherever it is shown.
         detail = single_line(text)[:_ERROR_TEXT_CHARS]
         if status in _AUTH_STATUS:
-            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}")
+            raise AuthError(f"{name}: HTTP {status}, credentials refused: {detail}{self._unsent_key}")
         if status in (400, 413) and any(word in text.lower() for word in _CONTEXT_WORDS):
             window = _CONTEXT_TOKENS.search(text)
             if window is not None:
@@ -644,9 +653,17 @@ class ChatClient:
 
     def _decoded(self, content: bytes) -> object:
         try:
-            return json.loads(content)
+            return json_input.loads(content)
         except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError alike
             raise InvalidOutput(f"{self.settings.name}: the response body is not JSON ({exc})") from exc
+
+    def _said_error(self, data: object) -> str:
+        """What an error body sent with HTTP 200 says (some gateways answer so), quoted on one line; else nothing."""
+        error = data.get("error") if isinstance(data, dict) else None
+        said = error.get("message") if isinstance(error, dict) else error
+        if not said:
+            return ""
+        return f"; it says: {single_line(self._redact(str(said)))[:_ERROR_TEXT_CHARS]}"
 
     def answer(self, data: object, *totals: Usage) -> str:
         """The answer's text in a completion body, after adding its tokens to each of ``totals``.
@@ -659,7 +676,7 @@ class ChatClient:
         choice = choices[0] if isinstance(choices, list) and choices else None
         message = choice.get("message") if isinstance(choice, dict) else None
         if not isinstance(data, dict) or not isinstance(choice, dict) or not isinstance(message, dict):
-            raise InvalidOutput(f"{name}: the response is not a chat completion")
+            raise InvalidOutput(f"{name}: the response is not a chat completion{self._said_error(data)}")
         reported = data.get("usage")
         counts = reported if isinstance(reported, dict) else {}
         # The prompt tokens a prefix cache served, in the first dialect the answer speaks: OpenAI's

@@ -28,13 +28,13 @@ which is all the model needs to answer again.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from repodaily import json_input
 from repodaily.analyzers.llm.client import ChatClient, Message, OutputMode, UnsupportedMode
 from repodaily.analyzers.llm.fit import answer_room
 from repodaily.analyzers.llm.prompts import Prompts
@@ -146,7 +146,7 @@ def _parse_json(content: str) -> Any | None:
     for candidate in candidates:
         try:
             # strict=False: grammar-constrained decoders may put raw line breaks inside strings.
-            return json.loads(candidate, strict=False)
+            return json_input.loads(candidate, strict=False)
         except ValueError:
             continue
     return None

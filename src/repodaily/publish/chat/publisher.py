@@ -17,6 +17,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ClassVar
 
+from repodaily import json_input
 from repodaily.models import DailyReport
 from repodaily.publish.base import Delivery, PublishContext
 from repodaily.publish.chat.settings import ChatSettings, Secrets, read_secrets
@@ -90,7 +91,7 @@ def coded_verdict(answer: Answer, codes: tuple[str, str], *, retry: Callable[[in
     if answer.status == 429 or answer.status >= 500:
         return Verdict.again(f"HTTP {answer.status}", answer.wait)
     try:
-        data = json.loads(answer.body)
+        data = json_input.loads(answer.body)
     except ValueError:
         data = None
     code_key, message_key = codes

@@ -28,7 +28,6 @@ its own earlier work on the next run instead (a blob SHA, an issue marker).
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -38,6 +37,7 @@ from urllib.parse import quote
 
 import httpx
 
+from repodaily import json_input
 from repodaily.errors import PublishError
 from repodaily.publish.base import PublishContext
 from repodaily.publish.github.settings import Access, GitHubReadSettings, GitHubSettings
@@ -385,7 +385,7 @@ class GitHubClient:
             detail = self.redact(str(exc))[:_MESSAGE_CHARS]
             raise PublishError(f"{self.target}: {method} {path}: {type(exc).__name__}: {detail}") from exc
         try:
-            data = json.loads(content) if content.strip() else None
+            data = json_input.loads(content) if content.strip() else None
         except ValueError:
             if 200 <= response.status_code < 300:
                 raise PublishError(f"{self.target}: {method} {path}: the answer is not JSON") from None

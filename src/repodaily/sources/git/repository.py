@@ -10,15 +10,18 @@ a full mirror made before stays one.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from repodaily.errors import SourceError, StoreError
+from repodaily.home import expand_home
 from repodaily.sources.git.locations import is_url, mirror_dir_name, redact_credentials
-from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none
+from repodaily.sources.git.process import config_env, git_checked, git_text, git_text_or_none, run_git
 
 # What git prints when the server ignores ``--filter`` (``uploadpack.allowFilter`` off);
 # the clone goes on and brings every blob.
@@ -62,21 +65,26 @@ def open_repository(location: str, *, cache_dir: Path, branch: str | None = None
     """
     if is_url(location):
         return _open_mirror(location, Path(cache_dir) / "repos", branch, fetch)
-    return _open_local(Path(location).expanduser(), branch)
+    return _open_local(expand_home(location), branch)
 
 
 def _open_local(path: Path, branch: str | None) -> GitRepository:
-    if not path.exists():
-        raise SourceError(f"repository path does not exist: {path}")
-    if not path.is_dir():
+    try:
+        kind = path.stat().st_mode
+    except FileNotFoundError:
+        raise SourceError(f"repository path does not exist: {path}") from None
+    except OSError as exc:  # a name longer than a file name, a directory we may not enter
+        raise SourceError(f"repository path {path} is not usable: {exc.strerror or exc}") from None
+    if not stat.S_ISDIR(kind):
         raise SourceError(f"repository path is not a directory: {path}")
     # The ceiling stops git from finding a repository in a parent of ``path``.
-    git_dir = git_text_or_none(
+    found = run_git(
         ["rev-parse", "--absolute-git-dir"], cwd=path, env={"GIT_CEILING_DIRECTORIES": str(path.resolve().parent)}
     )
-    if git_dir is None:
+    if found.returncode != 0:
         raise SourceError(f"not a git repository: {path}")
-    repo_dir = Path(git_dir)
+    # A path is bytes to the file system: one that is no UTF-8 must come back byte for byte, not as U+FFFD.
+    repo_dir = Path(os.fsdecode(found.stdout.rstrip(b"\n")))
     if branch is None:
         origin_head = git_text_or_none(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"], git_dir=repo_dir)
         branch = origin_head.removeprefix("origin/") if origin_head else _head_branch(repo_dir, str(path))
@@ -169,5 +177,8 @@ def require_branch(git_dir: Path, branch: str, location: str) -> str:
     """The full ref of ``branch`` in ``git_dir``; a SourceError naming ``location`` when there is none."""
     ref = _branch_ref(git_dir, branch)
     if ref is None:
+        # A repository no one has pushed to yet holds no ref at all: its branch is unborn, not misnamed.
+        if not git_text_or_none(["for-each-ref", "--count=1", "--format=%(refname)"], git_dir=git_dir):
+            raise SourceError(f"{location} has no commits yet (branch {branch!r} is unborn)")
         raise SourceError(f"branch {branch!r} not found in {location}")
     return ref
