@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from repodaily.analyzers.heuristic.annotations import annotations_only
@@ -152,25 +153,29 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return NOTICES
     name = rules.path_table.classify(file.path, binary=file.binary)
     kind = rules.path_rules(name).type
-    if kind is None and SUPPRESSIONS in rules.paths and suppressions_only(file):
-        return SUPPRESSIONS
-    if kind is None and COMMENTS in rules.paths and _comments_only(file):
-        return COMMENTS
-    if kind in _LAID_OUT and LAYOUT in rules.paths and layout_only(file):
-        return LAYOUT
-    if kind is None and ASSERTIONS in rules.paths and (assertions_only(file) or annotations_only(file)):
-        return ASSERTIONS
-    if kind is None and INLINING in rules.paths and inlining_only(file):
-        return INLINING
-    if kind is None and INCLUDES in rules.paths and includes_only(file):
-        return INCLUDES
-    if kind is None and ENTRIES in rules.paths and entries_only(file):
-        return ENTRIES
-    if kind is None and DIAGNOSTICS in rules.paths and diagnostics_only(file):
-        return DIAGNOSTICS
+    code = kind is None
+    # Tried in this order, the first that holds wins: (class, whether the path's type allows it, the test).
+    by_patch: tuple[tuple[str, bool, Callable[[ContextFile], bool]], ...] = (
+        (SUPPRESSIONS, code, suppressions_only),
+        (COMMENTS, code, _comments_only),
+        (LAYOUT, kind in _LAID_OUT, layout_only),
+        (ASSERTIONS, code, _typing_only),
+        (INLINING, code, inlining_only),
+        (INCLUDES, code, includes_only),
+        (ENTRIES, code, entries_only),
+        (DIAGNOSTICS, code, diagnostics_only),
+    )
+    for found, allowed, only in by_patch:
+        if allowed and found in rules.paths and only(file):
+            return found
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
     return name
+
+
+def _typing_only(file: ContextFile) -> bool:
+    """TypeScript type assertions or Python type annotations, and nothing else, added or dropped."""
+    return assertions_only(file) or annotations_only(file)
 
 
 def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
