@@ -166,6 +166,47 @@ def test_rewording_an_exception_message_is_a_low_fix(repo: Repo) -> None:
     assert (result.type, result.importance) == (ChangeType.fix, Importance.low)
 
 
+_PROFILER = """import logging
+
+logger = logging.getLogger(__name__)
+
+
+def report(free, requested, used):
+    available = requested - used
+    logger.debug(
+        "Initial free memory: %.2f GiB, requested: %.2f GiB",
+        free,
+        requested,
+    )
+    return available
+"""
+
+
+def test_rewording_a_debug_message_is_low(repo: Repo) -> None:
+    # The call spans lines and a value is computed for it: only the title says the diff is wording.
+    computed = _PROFILER.replace("    logger.debug(\n", "    unrequested = free - requested\n    logger.debug(\n")
+    reworded = computed.replace(
+        'requested: %.2f GiB",\n        free,',
+        'requested: %.2f GiB; %.2f unrequested",\n        free,\n        unrequested,',
+    )
+    title = "[Misc] Improve memory profiling debug message"
+    result = rewritten(repo, "src/lib/profiler.py", _PROFILER, reworded, title)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+
+
+def test_rewording_a_log_call_a_formatter_wrapped_is_low_whatever_the_title(repo: Repo) -> None:
+    reworded = _PROFILER.replace("Initial free memory: %.2f GiB,", "Free memory at start: %.2f GiB;")
+    result = rewritten(repo, "src/lib/profiler.py", _PROFILER, reworded, "[Bugfix] Fix display error in the profiler")
+    assert (result.type, result.importance) == (ChangeType.fix, Importance.low)
+
+
+def test_a_wrapped_log_call_beside_changed_code_is_not_only_wording(repo: Repo) -> None:
+    reworded = _PROFILER.replace("Initial free memory: %.2f GiB,", "Free memory at start: %.2f GiB;")
+    recomputed = reworded.replace("available = requested - used", "available = max(requested - used, 0)")
+    result = rewritten(repo, "src/lib/profiler.py", _PROFILER, recomputed, "[Bugfix] Fix display error in the profiler")
+    assert result.importance == Importance.medium
+
+
 def test_giving_a_class_a_repr_is_a_low_feature(repo: Repo) -> None:
     before = "class UploadFile:\n    def __init__(self, filename):\n        self.filename = filename\n"
     after = before + "\n    def __repr__(self):\n        return f'UploadFile(filename={self.filename!r})'\n"

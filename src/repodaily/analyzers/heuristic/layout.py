@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["bare_code", "changed_lines", "hunk_blocks", "layout_only", "only_set_aside", "whole_hunks"]
+__all__ = ["bare_code", "changed_lines", "hunk_blocks", "layout_only", "marked_sides", "only_set_aside", "whole_hunks"]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -108,14 +108,20 @@ def _same_code(hunk: str, indented: bool) -> bool:
 
 def _sides(hunk: str) -> tuple[list[str], list[str]]:
     """A hunk's lines before and after the change, in order: its context with the removed, or with the added."""
-    before: list[str] = []
-    after: list[str] = []
+    before, after = marked_sides(hunk)
+    return [text for _, text in before], [text for _, text in after]
+
+
+def marked_sides(hunk: str) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
+    """A hunk's sides as :func:`_sides` gives them, each line with whether the change touched it."""
+    before: list[tuple[bool, str]] = []
+    after: list[tuple[bool, str]] = []
     for line in hunk.split("\n"):
         sign, text = line[:1], line[1:]
         if sign in ("-", " "):
-            before.append(text)
+            before.append((sign == "-", text))
         if sign in ("+", " "):
-            after.append(text)
+            after.append((sign == "+", text))
     return before, after
 
 
