@@ -123,6 +123,37 @@ def test_a_build_backend_floor_binds_no_user(repo: Repo) -> None:
     assert analyse(repo.change("Require execnet 3", {"pyproject.toml": raised})).importance == Importance.medium
 
 
+_GROUPS = """[project]
+name = "plugs"
+requires-python = ">=3.9"
+dependencies = []
+
+[dependency-groups]
+tests = [
+  "hypothesis",
+  'mypy>=1.11.1; python_version >= "3.10"',
+  "pytest>=4.3.0",
+]
+cov = [
+  { include-group = "tests" },
+  "coverage[toml]>=5.3",
+]
+"""
+
+
+def test_dependency_groups_bind_no_user(repo: Repo) -> None:
+    # PEP 735 groups are what the developers install to test and lint; no published metadata carries them.
+    repo.change("Add packaging", {"pyproject.toml": _GROUPS})
+    loosened = (
+        _GROUPS.replace("  'mypy>=1.11.1; python_version >= \"3.10\"',\n", "")
+        .replace("pytest>=4.3.0", "pytest>=8")
+        .replace("coverage[toml]>=5.3", "coverage[toml]")
+    )
+    result = analyse(repo.change("Update the test dependencies", {"pyproject.toml": loosened}))
+    assert not result.flags.breaking
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+
+
 _OLD_STYLE = """class Tracer(object):
     def __init__(self, root):
         super(Tracer, self).__init__()
