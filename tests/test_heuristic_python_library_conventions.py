@@ -154,6 +154,28 @@ def test_dependency_groups_bind_no_user(repo: Repo) -> None:
     assert (result.type, result.importance) == (ChangeType.build, Importance.low)
 
 
+_TYPING_EXAMPLE = """import plugs
+
+
+@plugs.define
+class Point:
+    x: int
+    y: int
+
+
+p = Point(1, 2)
+"""
+
+
+def test_type_checking_examples_are_tests(repo: Repo) -> None:
+    # Code CI only runs the type checkers over, to test the stubs: neither the library nor its documentation.
+    repo.change("Add typing examples", {"typing-examples/baseline.py": _TYPING_EXAMPLE})
+    stricter = _TYPING_EXAMPLE + "q: Point = Point(x=3, y=4)\nassert q.x == 3\n"
+    result = analyse(repo.change("Check keyword construction", {"typing-examples/baseline.py": stricter}))
+    assert (result.type, result.importance) == (ChangeType.test, Importance.low)
+    assert not result.flags.user_facing
+
+
 _OLD_STYLE = """class Tracer(object):
     def __init__(self, root):
         super(Tracer, self).__init__()

@@ -113,6 +113,7 @@ def test_path_classes_ignore_case():
         ("_locales/en/messages.json", "translations"),
         (".pre-commit-config.yaml", "tooling"),
         ("tox.ini", "tooling"),
+        ("typing-examples/baseline.py", "test"),  # code only a type checker runs, to test the stubs
         ("changelog/12345.bugfix.rst", "changelog"),
         ("src/project/newsfragments/12345.feature", "changelog"),
         ("docs/changelog/3442.feature.rst", "changelog"),  # fragments where the docs render them
