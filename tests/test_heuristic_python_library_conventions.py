@@ -176,6 +176,27 @@ def test_type_checking_examples_are_tests(repo: Repo) -> None:
     assert not result.flags.user_facing
 
 
+_TOX = """[tox]
+env_list = py3{9,10,11,12}, coverage-report
+
+[testenv]
+extras = tests
+commands = pytest {posargs}
+
+[testenv:py311]
+commands = coverage run -m pytest {posargs}
+"""
+
+
+def test_a_test_environment_definition_is_ci(repo: Repo) -> None:
+    # tox's environments are where CI runs the suite and which run reports coverage: test infrastructure.
+    repo.change("Add tox", {"tox.ini": _TOX})
+    moved = _TOX.replace("[testenv:py311]", "[testenv:py312]")
+    result = analyse(repo.change("Run 3.12 under coverage instead of 3.11", {"tox.ini": moved}))
+    assert (result.type, result.importance) == (ChangeType.ci, Importance.low)
+    assert not result.flags.user_facing
+
+
 _OLD_STYLE = """class Tracer(object):
     def __init__(self, root):
         super(Tracer, self).__init__()
