@@ -197,6 +197,27 @@ def test_a_test_environment_definition_is_ci(repo: Repo) -> None:
     assert not result.flags.user_facing
 
 
+_PIPE = '''def pipe(*converters):
+    """
+    A converter that composes multiple converters into one.
+
+        converters (~collections.abc.Iterable[typing.Callable]):
+            Arbitrary number of converters.
+    """
+    return converters
+'''
+
+
+def test_docstring_markup_is_documentation(repo: Repo) -> None:
+    # A section heading or a Sphinx directive added inside a docstring: no statement begins so.
+    repo.change("Add pipe", {"src/plugs/converters.py": _PIPE})
+    marked = _PIPE.replace("\n        converters (", "\n    Args:\n        converters (").replace(
+        "converters.\n", "converters.\n\n    .. versionadded:: 2.0\n"
+    )
+    result = analyse(repo.change("Fix docstring", {"src/plugs/converters.py": marked}))
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+
+
 _OLD_STYLE = """class Tracer(object):
     def __init__(self, root):
         super(Tracer, self).__init__()

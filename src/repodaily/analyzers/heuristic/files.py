@@ -259,13 +259,26 @@ _WORDS_IN_A_ROW = re.compile(r"(?<![\w.])[A-Za-z]+(?: [A-Za-z]+){2,}(?![\w.])")
 _KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist])
 
 
+#: A docstring's markup on a line of its own, which no Python statement starts so: a Google or NumPy
+#: style section heading (`Args:`, `Returns:`) or its underline (`-------`), a Sphinx directive
+#: (`.. versionadded:: 24.1.0`) or field (`:param name:`, `:raises TypeError:`).
+_DOCSTRING_MARKUP = re.compile(
+    r"(Args|Arguments|Parameters|Other Parameters|Keyword Args|Keyword Arguments|Returns?|Yields?|Raises"
+    r"|Warns|Examples?|Notes?|Attributes|Methods|See Also|References|Todo|Warnings?):"
+    r"|-{3,}|={3,}|\.\. [a-z][\w-]*::.*|:[a-z]+(\s+[^:]+)?:(\s.*)?"
+)
+
+
 def _docstring_prose(code: str) -> bool:
     """A line of a Python module that can only be a docstring's prose: words in a row no statement writes.
 
     Inside triple quotes a line reads as sentences (``and may be either standard functions, or``); the
     quotes that open or close it and the code spans its markup quotes are left out. Three names none
-    of which is a keyword, one after another with nothing between, are no Python code.
+    of which is a keyword, one after another with nothing between, are no Python code; nor is a line
+    of docstring markup (:data:`_DOCSTRING_MARKUP`).
     """
+    if _DOCSTRING_MARKUP.fullmatch(code) is not None:
+        return True
     text = _DOCSTRING_MARKS.sub(" ", code)
     if _PROSE_CHARACTERS.fullmatch(text) is None:
         return False
