@@ -152,6 +152,7 @@ def test_dependency_groups_bind_no_user(repo: Repo) -> None:
     result = analyse(repo.change("Update the test dependencies", {"pyproject.toml": loosened}))
     assert not result.flags.breaking
     assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.user_facing
 
 
 _TYPING_EXAMPLE = """import plugs
