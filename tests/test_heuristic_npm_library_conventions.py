@@ -166,3 +166,29 @@ def test_a_statement_moved_out_of_a_javascript_block_is_still_a_change(repo: Rep
     handler = _error_handler("  ").replace("  return payload\n}\n", "}\nreturn payload\n")
     result = analyse(repo.change("fix: return the payload", {"lib/error-handler.js": handler}))
     assert result.type == ChangeType.fix
+
+
+_DEV_PACKAGE = """{
+  "name": "acme-http",
+  "version": "1.6.3",
+  "dependencies": {
+    "follow-redirects": "^1.15.5"
+  },
+  "devDependencies": {
+    "eslint": "^8.56.0",
+    "mocha": "^10.2.0"
+  }
+}
+"""
+
+
+def test_a_development_dependency_bump_is_not_user_facing(repo: Repo) -> None:
+    # What only the developers install: a dependency change, but of nothing the published package pulls in.
+    repo.change("Add package", {"package.json": _DEV_PACKAGE})
+    bumped = _DEV_PACKAGE.replace('"mocha": "^10.2.0"', '"mocha": "^10.4.0"')
+    result = analyse(repo.change("Bump mocha from 10.2.0 to 10.4.0", {"package.json": bumped}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.user_facing
+    # A dependency the package itself pulls in stays what its users get.
+    shipped = bumped.replace('"follow-redirects": "^1.15.5"', '"follow-redirects": "^1.15.6"')
+    assert analyse(repo.change("Bump follow-redirects", {"package.json": shipped})).flags.user_facing

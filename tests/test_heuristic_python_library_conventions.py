@@ -123,6 +123,102 @@ def test_a_build_backend_floor_binds_no_user(repo: Repo) -> None:
     assert analyse(repo.change("Require execnet 3", {"pyproject.toml": raised})).importance == Importance.medium
 
 
+_GROUPS = """[project]
+name = "plugs"
+requires-python = ">=3.9"
+dependencies = []
+
+[dependency-groups]
+tests = [
+  "hypothesis",
+  'mypy>=1.11.1; python_version >= "3.10"',
+  "pytest>=4.3.0",
+]
+cov = [
+  { include-group = "tests" },
+  "coverage[toml]>=5.3",
+]
+"""
+
+
+def test_dependency_groups_bind_no_user(repo: Repo) -> None:
+    # PEP 735 groups are what the developers install to test and lint; no published metadata carries them.
+    repo.change("Add packaging", {"pyproject.toml": _GROUPS})
+    loosened = (
+        _GROUPS.replace("  'mypy>=1.11.1; python_version >= \"3.10\"',\n", "")
+        .replace("pytest>=4.3.0", "pytest>=8")
+        .replace("coverage[toml]>=5.3", "coverage[toml]")
+    )
+    result = analyse(repo.change("Update the test dependencies", {"pyproject.toml": loosened}))
+    assert not result.flags.breaking
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.user_facing
+
+
+_TYPING_EXAMPLE = """import plugs
+
+
+@plugs.define
+class Point:
+    x: int
+    y: int
+
+
+p = Point(1, 2)
+"""
+
+
+def test_type_checking_examples_are_tests(repo: Repo) -> None:
+    # Code CI only runs the type checkers over, to test the stubs: neither the library nor its documentation.
+    repo.change("Add typing examples", {"typing-examples/baseline.py": _TYPING_EXAMPLE})
+    stricter = _TYPING_EXAMPLE + "q: Point = Point(x=3, y=4)\nassert q.x == 3\n"
+    result = analyse(repo.change("Check keyword construction", {"typing-examples/baseline.py": stricter}))
+    assert (result.type, result.importance) == (ChangeType.test, Importance.low)
+    assert not result.flags.user_facing
+
+
+_TOX = """[tox]
+env_list = py3{9,10,11,12}, coverage-report
+
+[testenv]
+extras = tests
+commands = pytest {posargs}
+
+[testenv:py311]
+commands = coverage run -m pytest {posargs}
+"""
+
+
+def test_a_test_environment_definition_is_ci(repo: Repo) -> None:
+    # tox's environments are where CI runs the suite and which run reports coverage: test infrastructure.
+    repo.change("Add tox", {"tox.ini": _TOX})
+    moved = _TOX.replace("[testenv:py311]", "[testenv:py312]")
+    result = analyse(repo.change("Run 3.12 under coverage instead of 3.11", {"tox.ini": moved}))
+    assert (result.type, result.importance) == (ChangeType.ci, Importance.low)
+    assert not result.flags.user_facing
+
+
+_PIPE = '''def pipe(*converters):
+    """
+    A converter that composes multiple converters into one.
+
+        converters (~collections.abc.Iterable[typing.Callable]):
+            Arbitrary number of converters.
+    """
+    return converters
+'''
+
+
+def test_docstring_markup_is_documentation(repo: Repo) -> None:
+    # A section heading or a Sphinx directive added inside a docstring: no statement begins so.
+    repo.change("Add pipe", {"src/plugs/converters.py": _PIPE})
+    marked = _PIPE.replace("\n        converters (", "\n    Args:\n        converters (").replace(
+        "converters.\n", "converters.\n\n    .. versionadded:: 2.0\n"
+    )
+    result = analyse(repo.change("Fix docstring", {"src/plugs/converters.py": marked}))
+    assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
+
+
 _OLD_STYLE = """class Tracer(object):
     def __init__(self, root):
         super(Tracer, self).__init__()

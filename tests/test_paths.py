@@ -112,7 +112,9 @@ def test_path_classes_ignore_case():
         ("locales/de.json", "translations"),  # a JavaScript project's messages in one language
         ("_locales/en/messages.json", "translations"),
         (".pre-commit-config.yaml", "tooling"),
-        ("tox.ini", "tooling"),
+        ("tox.ini", "ci"),  # the test environments CI runs the suite in
+        ("noxfile.py", "ci"),
+        ("typing-examples/baseline.py", "test"),  # code only a type checker runs, to test the stubs
         ("changelog/12345.bugfix.rst", "changelog"),
         ("src/project/newsfragments/12345.feature", "changelog"),
         ("docs/changelog/3442.feature.rst", "changelog"),  # fragments where the docs render them

@@ -133,6 +133,9 @@ TESTS = "test"
 #: The class of developer tooling (``[paths.tooling]``), which a manifest changing only its tools' sections joins.
 TOOLING = "tooling"
 
+#: The class of a manifest whose patch changes only what its developers install (``[paths.development]``).
+DEVELOPMENT = "development"
+
 
 #: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
 _FILE_HEADERS = ("++ ", "-- ")
@@ -147,7 +150,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     patch only adds or drops forced-inlining hints of the inlining class, one whose patch only adds include
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
     entries class, one whose patch changes only warning or log calls of the diagnostics class, a manifest
-    whose patch changes only its development tools' sections of the tooling class, and any file whose patch
+    whose patch changes only its development tools' sections of the tooling class, one whose patch changes only
+    what its developers install of the development class, and any file whose patch
     only refreshes its copyright notice of the notices class."""
     if NOTICES in rules.paths and notices_only(file):
         return NOTICES
@@ -168,8 +172,13 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     for found, allowed, only in by_patch:
         if allowed and found in rules.paths and only(file):
             return found
-    if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
+    if kind != ChangeType.build:
+        return name
+    deps = rules.dependencies
+    if TOOLING in rules.paths and _sections_only(file, rules, lambda s: deps.tool_section_regex.match(s) is not None):
         return TOOLING
+    if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules)):
+        return DEVELOPMENT
     return name
 
 
@@ -178,8 +187,15 @@ def _typing_only(file: ContextFile) -> bool:
     return assertions_only(file) or annotations_only(file)
 
 
-def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
-    """Every line the patch changes lies under a development tool's section (``[tool.mypy]``) its hunk shows.
+def _developers_section(rules: RuleSet) -> Callable[[str], bool]:
+    """Whether a manifest's section holds what only its developers install: their dependencies
+    (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings."""
+    deps = rules.dependencies
+    return lambda s: deps.dev_section_regex.search(s) is not None or deps.tool_section_regex.match(s) is not None
+
+
+def _sections_only(file: ContextFile, rules: RuleSet, accepts: Callable[[str], bool]) -> bool:
+    """Every line the patch changes lies under a section its hunk shows and ``accepts`` (``[tool.mypy]``).
 
     A line whose section header is above git's context is of no known section, and so
     the file stays what its path says.
@@ -198,7 +214,7 @@ def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
             section = header.group("name")
         if line[:1] not in ("+", "-") or not code or code.startswith("#"):
             continue
-        if section is None or deps.tool_section_regex.match(section) is None:
+        if section is None or not accepts(section):
             return False
         seen = True
     return seen
@@ -259,13 +275,26 @@ _WORDS_IN_A_ROW = re.compile(r"(?<![\w.])[A-Za-z]+(?: [A-Za-z]+){2,}(?![\w.])")
 _KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist])
 
 
+#: A docstring's markup on a line of its own, which no Python statement starts so: a Google or NumPy
+#: style section heading (`Args:`, `Returns:`) or its underline (`-------`), a Sphinx directive
+#: (`.. versionadded:: 24.1.0`) or field (`:param name:`, `:raises TypeError:`).
+_DOCSTRING_MARKUP = re.compile(
+    r"(Args|Arguments|Parameters|Other Parameters|Keyword Args|Keyword Arguments|Returns?|Yields?|Raises"
+    r"|Warns|Examples?|Notes?|Attributes|Methods|See Also|References|Todo|Warnings?):"
+    r"|-{3,}|={3,}|\.\. [a-z][\w-]*::.*|:[a-z]+(\s+[^:]+)?:(\s.*)?"
+)
+
+
 def _docstring_prose(code: str) -> bool:
     """A line of a Python module that can only be a docstring's prose: words in a row no statement writes.
 
     Inside triple quotes a line reads as sentences (``and may be either standard functions, or``); the
     quotes that open or close it and the code spans its markup quotes are left out. Three names none
-    of which is a keyword, one after another with nothing between, are no Python code.
+    of which is a keyword, one after another with nothing between, are no Python code; nor is a line
+    of docstring markup (:data:`_DOCSTRING_MARKUP`).
     """
+    if _DOCSTRING_MARKUP.fullmatch(code) is not None:
+        return True
     text = _DOCSTRING_MARKS.sub(" ", code)
     if _PROSE_CHARACTERS.fullmatch(text) is None:
         return False
