@@ -70,3 +70,61 @@ def test_a_deprecation_note_reworded_is_no_deprecation_ending(tmp_path: Path) ->
         {"src/title.rs": _TITLE.replace("pub struct Title {", new + "pub struct Title {")},
     )
     assert analyse(commit).flags.breaking is False
+
+
+# --------------------------------------------------------------------------- package metadata
+
+_MANIFEST = """[package]
+name = "{name}"
+version = "0.29.0"
+authors = [
+    "Florian Dehau <work@fdehau.com>",
+    "The Ratatui Developers",
+]
+description = "A library for terminal user interfaces"
+keywords = ["tui", "terminal"]
+license = "MIT"
+edition = "2021"
+rust-version = "1.74.0"
+
+[features]
+default = [
+    "std",
+    "layout-cache",
+]
+std = []
+layout-cache = []
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {f"{name}/Cargo.toml": _MANIFEST.format(name=name) for name in ("tui", "tui-core")})
+
+
+def _edit(old: str, new: str) -> dict[str, str]:
+    return {f"{name}/Cargo.toml": _MANIFEST.format(name=name).replace(old, new) for name in ("tui", "tui-core")}
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('authors = [\n    "Florian Dehau <work@fdehau.com>",\n    "The Ratatui Developers",\n]\n', ""),
+        ('keywords = ["tui", "terminal"]\n', 'keywords = ["tui", "terminal", "cli"]\ncategories = ["gui"]\n'),
+    ],
+)
+def test_a_manifest_edit_of_the_package_description_alone_is_a_chore(workspace: Repo, old: str, new: str) -> None:
+    """Authors, keywords and categories are what a registry shows; nothing built or installed changes."""
+    analysis = analyse(workspace.change("chore: remove deprecated Cargo authors metadata (#2611)", _edit(old, new)))
+    assert analysis.type == ChangeType.chore
+    assert analysis.importance == Importance.low
+    assert analysis.flags.breaking is False
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [('    "layout-cache",\n]', "]"), ('rust-version = "1.74.0"', 'rust-version = "1.81.0"')]
+)
+def test_a_manifest_edit_beyond_the_description_stays_a_build_change(workspace: Repo, old: str, new: str) -> None:
+    """A feature dropped from the default set, or a raised toolchain floor, is no metadata."""
+    analysis = analyse(workspace.change("chore: remove deprecated manifest entries", _edit(old, new)))
+    assert analysis.type == ChangeType.build

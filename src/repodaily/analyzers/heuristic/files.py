@@ -133,6 +133,9 @@ TESTS = "test"
 #: The class of developer tooling (``[paths.tooling]``), which a manifest changing only its tools' sections joins.
 TOOLING = "tooling"
 
+#: The class of a manifest whose patch changes only the package's descriptive metadata (``[paths.metadata]``).
+METADATA = "metadata"
+
 
 #: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
 _FILE_HEADERS = ("++ ", "-- ")
@@ -170,6 +173,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
             return found
     if kind == ChangeType.build and TOOLING in rules.paths and _tool_sections_only(file, rules):
         return TOOLING
+    if kind == ChangeType.build and METADATA in rules.paths and _metadata_only(file, rules):
+        return METADATA
     return name
 
 
@@ -199,6 +204,40 @@ def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
         if line[:1] not in ("+", "-") or not code or code.startswith("#"):
             continue
         if section is None or deps.tool_section_regex.match(section) is None:
+            return False
+        seen = True
+    return seen
+
+
+#: A manifest line setting a key (`authors = [`, `"keywords": [`); named group: key, and the array it opens.
+_MANIFEST_KEY = re.compile(r"""^"?(?P<key>[\w.-]+)"?\s*[=:]\s*(?P<opens>\[(?!.*\]))?""")
+
+
+def _metadata_only(file: ContextFile, rules: RuleSet) -> bool:
+    """Every line the patch changes sets a descriptive key (``metadata_key``) or an item of its array.
+
+    The array a line is an item of is known from the key that opens it inside the hunk; an
+    item whose key is above git's context is of no known key, and so the file stays a manifest.
+    """
+    keys = rules.dependencies.metadata_key_regex
+    key: str | None = None
+    seen = False
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            key = None
+            continue
+        if line[1:4] in _FILE_HEADERS:
+            continue
+        code = line[1:].strip()
+        setting = _MANIFEST_KEY.match(code)
+        owner = setting.group("key") if setting else key
+        if setting:
+            key = setting.group("key") if setting.group("opens") else None
+        elif code.startswith("]"):
+            key = None
+        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+            continue
+        if owner is None or keys.match(owner) is None:
             return False
         seen = True
     return seen
