@@ -128,3 +128,29 @@ def test_a_manifest_edit_beyond_the_description_stays_a_build_change(workspace: 
     """A feature dropped from the default set, or a raised toolchain floor, is no metadata."""
     analysis = analyse(workspace.change("chore: remove deprecated manifest entries", _edit(old, new)))
     assert analysis.type == ChangeType.build
+
+
+# --------------------------------------------------------------------------- lint levels
+
+_LINTS = "".join(f'lint_{i} = "warn"\n' for i in range(12))
+_WORKSPACE = '[workspace]\nmembers = ["tui"]\n\n[workspace.lints.rust]\nunsafe_code = "forbid"\n\n'
+_WORKSPACE += "[workspace.lints.clippy]\n"
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("Cargo.toml", 'lint_10 = "warn"\n', 'lint_10 = "warn"\nimplicit_clone = "warn"\n'),
+        ("Cargo.toml", 'lint_9 = "warn"\n', 'pedantic = { level = "deny", priority = -1 }\n'),
+        ("tui/Cargo.toml", "", "\n[lints]\nworkspace = true\n"),
+    ],
+)
+def test_a_manifest_edit_of_lint_levels_alone_is_tooling(tmp_path: Path, path: str, old: str, new: str) -> None:
+    """Cargo's lint tables set the warnings of the workspace's own builds; a long table's header is out of sight."""
+    files = {"Cargo.toml": _WORKSPACE + _LINTS, "tui/Cargo.toml": _MANIFEST.format(name="tui")}
+    crate = Repo(tmp_path, files)
+    edited = files[path].replace(old, new) if old else files[path] + new
+    analysis = analyse(crate.change("fix: string_to_string lint is now part of implicit_clone (#2173)", {path: edited}))
+    assert analysis.type == ChangeType.chore
+    assert analysis.importance == Importance.low
+    assert analysis.flags.user_facing is False

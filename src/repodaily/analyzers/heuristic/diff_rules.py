@@ -128,6 +128,7 @@ class DependencyRules(Strict):
     dev_section: str = r"(?!)"
     tool_section: str = r"(?!)"
     metadata_key: str = r"(?!)"
+    lint_level: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
     compiled: str = r"(?!)"
     pin: str = r"(?!)"
@@ -139,7 +140,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section", "tool_section", "metadata_key", "compiled")
+    @field_validator("dev_section", "tool_section", "metadata_key", "lint_level", "compiled")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -159,6 +160,10 @@ class DependencyRules(Strict):
     @cached_property
     def metadata_key_regex(self) -> re.Pattern[str]:
         return re.compile(self.metadata_key, re.IGNORECASE)
+
+    @cached_property
+    def lint_level_regex(self) -> re.Pattern[str]:
+        return re.compile(self.lint_level)
 
     @field_validator("pin", "still_listed")
     @classmethod

@@ -184,9 +184,10 @@ def _typing_only(file: ContextFile) -> bool:
 
 
 def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
-    """Every line the patch changes lies under a development tool's section (``[tool.mypy]``) its hunk shows.
+    """Every line the patch changes lies under a development tool's section (``[tool.mypy]``) its hunk shows,
+    or sets a lint's level (``lint_level``).
 
-    A line whose section header is above git's context is of no known section, and so
+    Another line whose section header is above git's context is of no known section, and so
     the file stays what its path says.
     """
     deps = rules.dependencies
@@ -203,7 +204,8 @@ def _tool_sections_only(file: ContextFile, rules: RuleSet) -> bool:
             section = header.group("name")
         if line[:1] not in ("+", "-") or not code or code.startswith("#"):
             continue
-        if section is None or deps.tool_section_regex.match(section) is None:
+        tool = section is not None and deps.tool_section_regex.match(section) is not None
+        if not tool and deps.lint_level_regex.match(code) is None:
             return False
         seen = True
     return seen
