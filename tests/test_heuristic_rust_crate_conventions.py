@@ -154,3 +154,23 @@ def test_a_manifest_edit_of_lint_levels_alone_is_tooling(tmp_path: Path, path: s
     assert analysis.type == ChangeType.chore
     assert analysis.importance == Importance.low
     assert analysis.flags.user_facing is False
+
+
+# --------------------------------------------------------------------------- a crate's examples and benches
+
+
+@pytest.mark.parametrize(
+    ("path", "title"),
+    [
+        ("tui-widgets/examples/demo.rs", "fix: keep the cursor inside the frame on resize"),
+        ("crates/tui-widgets/examples/demo/main.rs", "fix: keep the cursor inside the frame on resize"),
+        ("tui/benches/render.rs", "perf: reuse one buffer across iterations"),
+    ],
+)
+def test_a_workspace_crates_examples_and_benches_are_no_library_code(tmp_path: Path, path: str, title: str) -> None:
+    """Cargo builds each crate's `examples/` and `benches/` as targets of their own, never into its library."""
+    code = "fn main() {\n    let area = frame.area();\n    draw(area);\n}\n"
+    crate = Repo(tmp_path, {path: code, "tui-widgets/src/lib.rs": "pub fn draw() {}\n"})
+    analysis = analyse(crate.change(title, {path: code.replace("frame.area()", "frame.area().clamp(bounds)")}))
+    assert analysis.importance == Importance.low
+    assert analysis.flags.user_facing is False
