@@ -48,6 +48,12 @@ def crate(tmp_path: Path) -> Repo:
         ("pub struct Title {", '#[deprecated(since = "0.29.0", note = "use `Line` instead")]'),
         ("pub fn padding(", '#[deprecated(\n    since = "0.29.0",\n    note = "use Padding::new instead"\n)]'),
         ("    pub content: String,", '    #[deprecated(since = "0.29.0", note = "set the line instead")]'),
+        (
+            "    pub content: String,",
+            '    #[deprecated(\n        since = "0.29.0",\n'
+            '        note = "This field will be hidden. Use the content \\\n'
+            '                method (see `Title::content`) to read it"\n    )]\n    #[serde(default)]',
+        ),
     ],
 )
 def test_an_item_rust_starts_marking_deprecated_keeps_working(crate: Repo, marked: str, attribute: str) -> None:

@@ -414,13 +414,14 @@ def _subjects(text: str) -> Iterator[str]:
 
 
 # Rust marks a public item deprecated with an attribute above it (`#[deprecated]`, `#[deprecated = "..."]`,
-# `#[deprecated(since = "0.29.0", note = "use X instead")]`), over the attribute's own lines, doc comments and
-# other attributes; the compiler then warns its users through the transition period, as Java's `@Deprecated`
-# does. It marks an item, a public field, or on a type's inherent `impl` block every method of the type (not
-# on a trait's `impl ... for`, where it does nothing).
-_RUST_ATTRIBUTE_LINE = r"[ \t]*(?:(?:#|//|\)|\w+[ \t]*=|\")[^\n]*)?\n"
+# `#[deprecated(since = "0.29.0", note = "use X instead")]`, its note a string that may span lines), before
+# other attributes and comments; the compiler then warns its users through the transition period, as Java's
+# `@Deprecated` does. It marks an item, a public field, or on a type's inherent `impl` block every method of
+# the type (not on a trait's `impl ... for`, where it does nothing).
+_RUST_NOTE = r'"(?:[^"\\]|\\[\s\S])*"'
 _RUST_DEPRECATED = re.compile(
-    rf"^[ \t]*#\[deprecated\b(?P<notice>[^\n]*\n(?:{_RUST_ATTRIBUTE_LINE}){{0,8}}?)[ \t]*(?:pub[ \t]+(?:"
+    rf"^[ \t]*#\[deprecated\b(?P<notice>(?:\s*=\s*{_RUST_NOTE}|\s*\((?:[^()\"]|{_RUST_NOTE})*\))?)\s*\]"
+    r"(?:\s*(?:#\[|//)[^\n]*){0,8}\s*(?:pub[ \t]+(?:"
     r"(?:(?:const|async|unsafe)[ \t]+)*(?:fn|struct|enum|trait|type|const|static|mod|union)[ \t]+(?P<item>[A-Za-z_]\w*)"
     r"|(?P<field>[a-z_]\w*)[ \t]*:(?!:))"
     r"|impl(?:<[^>\n]*>)?[ \t]+(?P<impl>[A-Za-z_]\w*)(?![^{\n]*\bfor\b))",
