@@ -127,6 +127,8 @@ class DependencyRules(Strict):
     section: str = r"(?!)"
     dev_section: str = r"(?!)"
     tool_section: str = r"(?!)"
+    metadata_key: str = r"(?!)"
+    lint_level: str = r"(?!)"
     pin_files: list[str] = Field(default_factory=list)
     compiled: str = r"(?!)"
     pin: str = r"(?!)"
@@ -138,7 +140,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section", "tool_section", "compiled")
+    @field_validator("dev_section", "tool_section", "metadata_key", "lint_level", "compiled")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -154,6 +156,14 @@ class DependencyRules(Strict):
     @cached_property
     def tool_section_regex(self) -> re.Pattern[str]:
         return re.compile(self.tool_section, re.IGNORECASE)
+
+    @cached_property
+    def metadata_key_regex(self) -> re.Pattern[str]:
+        return re.compile(self.metadata_key, re.IGNORECASE)
+
+    @cached_property
+    def lint_level_regex(self) -> re.Pattern[str]:
+        return re.compile(self.lint_level)
 
     @field_validator("pin", "still_listed")
     @classmethod

@@ -136,6 +136,9 @@ TOOLING = "tooling"
 #: The class of a manifest whose patch changes only what its developers install (``[paths.development]``).
 DEVELOPMENT = "development"
 
+#: The class of a manifest whose patch changes only the package's descriptive metadata (``[paths.metadata]``).
+METADATA = "metadata"
+
 
 #: What follows the sign of a file header line (`+++ b/x`, `--- a/x`), which is no changed line.
 _FILE_HEADERS = ("++ ", "-- ")
@@ -174,11 +177,12 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
             return found
     if kind != ChangeType.build:
         return name
-    deps = rules.dependencies
-    if TOOLING in rules.paths and _sections_only(file, rules, lambda s: deps.tool_section_regex.match(s) is not None):
+    if TOOLING in rules.paths and _sections_only(file, rules, _tool_setting(rules)):
         return TOOLING
     if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules)):
         return DEVELOPMENT
+    if METADATA in rules.paths and _metadata_only(file, rules):
+        return METADATA
     return name
 
 
@@ -187,18 +191,35 @@ def _typing_only(file: ContextFile) -> bool:
     return assertions_only(file) or annotations_only(file)
 
 
-def _developers_section(rules: RuleSet) -> Callable[[str], bool]:
-    """Whether a manifest's section holds what only its developers install: their dependencies
+#: Whether a changed manifest line, of the section named (None: its header is above git's context), is accepted.
+LineTest = Callable[[str | None, str], bool]
+
+
+def _tool_setting(rules: RuleSet) -> LineTest:
+    """Whether a line lies under a development tool's section (``[tool.mypy]``) or sets a lint's level
+    (``lint_level``), which says so wherever its table's header is."""
+    deps = rules.dependencies
+    return lambda section, code: (
+        (section is not None and deps.tool_section_regex.match(section) is not None)
+        or deps.lint_level_regex.match(code) is not None
+    )
+
+
+def _developers_section(rules: RuleSet) -> LineTest:
+    """Whether a line lies under a section of what only the manifest's developers install: their dependencies
     (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings."""
     deps = rules.dependencies
-    return lambda s: deps.dev_section_regex.search(s) is not None or deps.tool_section_regex.match(s) is not None
+    return lambda section, _: (
+        section is not None
+        and (deps.dev_section_regex.search(section) is not None or deps.tool_section_regex.match(section) is not None)
+    )
 
 
-def _sections_only(file: ContextFile, rules: RuleSet, accepts: Callable[[str], bool]) -> bool:
-    """Every line the patch changes lies under a section its hunk shows and ``accepts`` (``[tool.mypy]``).
+def _sections_only(file: ContextFile, rules: RuleSet, accepts: LineTest) -> bool:
+    """Every line the patch changes is one ``accepts``, given the section its hunk shows it under.
 
-    A line whose section header is above git's context is of no known section, and so
-    the file stays what its path says.
+    A line whose section header is above git's context is of no known section (None), and
+    unless ``accepts`` knows it by itself the file stays what its path says.
     """
     deps = rules.dependencies
     section: str | None = None
@@ -214,7 +235,41 @@ def _sections_only(file: ContextFile, rules: RuleSet, accepts: Callable[[str], b
             section = header.group("name")
         if line[:1] not in ("+", "-") or not code or code.startswith("#"):
             continue
-        if section is None or not accepts(section):
+        if not accepts(section, code):
+            return False
+        seen = True
+    return seen
+
+
+#: A manifest line setting a key (`authors = [`, `"keywords": [`); named group: key, and the array it opens.
+_MANIFEST_KEY = re.compile(r"""^"?(?P<key>[\w.-]+)"?\s*[=:]\s*(?P<opens>\[(?!.*\]))?""")
+
+
+def _metadata_only(file: ContextFile, rules: RuleSet) -> bool:
+    """Every line the patch changes sets a descriptive key (``metadata_key``) or an item of its array.
+
+    The array a line is an item of is known from the key that opens it inside the hunk; an
+    item whose key is above git's context is of no known key, and so the file stays a manifest.
+    """
+    keys = rules.dependencies.metadata_key_regex
+    key: str | None = None
+    seen = False
+    for line in file.text.splitlines():
+        if line.startswith("@@"):
+            key = None
+            continue
+        if line[1:4] in _FILE_HEADERS:
+            continue
+        code = line[1:].strip()
+        setting = _MANIFEST_KEY.match(code)
+        owner = setting.group("key") if setting else key
+        if setting:
+            key = setting.group("key") if setting.group("opens") else None
+        elif code.startswith("]"):
+            key = None
+        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+            continue
+        if owner is None or keys.match(owner) is None:
             return False
         seen = True
     return seen

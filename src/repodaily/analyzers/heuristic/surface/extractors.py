@@ -344,7 +344,9 @@ def root_exports(side: Side) -> Iterator[Found]:
 _DEPRECAT = re.compile(r"deprecat|\bwill be removed\b|\b(?:has|have) been (?:moved|renamed) to\b", re.I)
 _NOTICE_WORDS = ("deprecat", "will be removed", "been moved to", "been renamed to")
 #: A warning: a ``warn`` call, the warning class, a deprecation helper (``@deprecated(``, ``deprecate("x", ...)``).
-_WARNS = re.compile(r"warn|DeprecationWarning|deprecated?\s*\(", re.I)
+#: Not Rust's ``#[deprecated(note = ...)]``: :func:`rust_deprecations` reads it by the item it marks, so a
+#: note reworded is no deprecation ending and another starting.
+_WARNS = re.compile(r"warn|DeprecationWarning|(?<!#\[)deprecated?\s*\(", re.I)
 _RAISES = re.compile(r"\braise\b|\bthrow\b|Error\s*\(|panic!")
 _SUBJECT = re.compile(
     r"""(--[A-Za-z0-9][\w-]*)|`([^`\s]+)`|["']([A-Za-z_][\w.-]*)["']|\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b|"""
@@ -411,6 +413,31 @@ def _subjects(text: str) -> Iterator[str]:
             yield next(group for group in match.groups() if group)
 
 
+# Rust marks a public item deprecated with an attribute above it (`#[deprecated]`, `#[deprecated = "..."]`,
+# `#[deprecated(since = "0.29.0", note = "use X instead")]`, its note a string that may span lines), before
+# other attributes and comments; the compiler then warns its users through the transition period, as Java's
+# `@Deprecated` does. It marks an item, a public field, or on a type's inherent `impl` block every method of
+# the type (not on a trait's `impl ... for`, where it does nothing).
+_RUST_NOTE = r'"(?:[^"\\]|\\[\s\S])*"'
+_RUST_DEPRECATED = re.compile(
+    rf"^[ \t]*#\[deprecated\b(?P<notice>(?:\s*=\s*{_RUST_NOTE}|\s*\((?:[^()\"]|{_RUST_NOTE})*\))?)\s*\]"
+    r"(?:\s*(?:#\[|//)[^\n]*){0,8}\s*(?:pub[ \t]+(?:"
+    r"(?:(?:const|async|unsafe)[ \t]+)*(?:fn|struct|enum|trait|type|const|static|mod|union)[ \t]+(?P<item>[A-Za-z_]\w*)"
+    r"|(?P<field>[a-z_]\w*)[ \t]*:(?!:))"
+    r"|impl(?:<[^>\n]*>)?[ \t]+(?P<impl>[A-Za-z_]\w*)(?![^{\n]*\bfor\b))",
+    re.M,
+)
+
+
+def rust_deprecations(side: Side) -> Iterator[Found]:
+    """Public Rust items a ``#[deprecated]`` attribute marks, with the replacement its note names."""
+    for match in _RUST_DEPRECATED.finditer(side.text):
+        replacement = _REPLACEMENT.search(match.group("notice"))
+        instead = replacement.group("name").rstrip(".") if replacement else None
+        name = match.group("item") or match.group("field") or match.group("impl")
+        yield Found(SurfaceKind.deprecation, name, "warns", instead)
+
+
 def _holds(*words: str, lower: bool = False) -> Callable[[str, str], bool]:
     """Whether a patch (lower-cased with ``lower``) holds any of ``words``."""
     if lower:
@@ -465,4 +492,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(header_api, reads_header),
     Extractor(root_exports, lambda path, _: package_root(path)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
+    Extractor(rust_deprecations, lambda path, patch: path.endswith(".rs") and "#[deprecated" in patch),
 )
