@@ -52,3 +52,11 @@ def test_kernel_work_that_brings_support_or_a_backend_is_a_feature(tmp_path: Pat
     repo = Repo(tmp_path, {"engine/kernels/__init__.py": _REGISTRY, "engine/kernels/marlin.py": _MARLIN})
     files = {"engine/kernels/__init__.py": _ADDED, "engine/kernels/conch.py": _CONCH}
     assert analyse(repo.change(title, files)).type == ChangeType.feat
+
+
+def test_kernel_work_that_supports_cuda_graphs_stays_performance(tmp_path: Path) -> None:
+    # Capturing a kernel in CUDA graphs is a way to run it faster, not a capability.
+    repo = Repo(tmp_path, {"engine/kernels/__init__.py": _REGISTRY, "engine/kernels/marlin.py": _MARLIN})
+    files = {"engine/kernels/__init__.py": _ADDED, "engine/kernels/conch.py": _CONCH}
+    title = "[Kernel] Support CUDA graphs in the mixed-precision linear kernel"
+    assert analyse(repo.change(title, files)).type == ChangeType.perf
