@@ -529,6 +529,10 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "stranger.toml").write_text('cache_dir = "~no-such-user-rd/cache"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")  # no one ever writes to it: opening it to read would wait for ever
+    (tmp_path / "fifo-conventions.toml").write_text(
+        f'[[repos]]\nname = "o/r"\npath = "."\nconventions = "{tmp_path / "fifo"}"\n', encoding="utf-8"
+    )
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
     (tmp_path / "garbage-cache").mkdir()
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
@@ -592,12 +596,19 @@ _BAD_INPUTS = [
     ("path-template-pads-a-field", [*_REPORT, *_DAY, "--config", "{tmp}/path-width.toml"], {}, 2,
      "output.path: Value error, unknown or malformed field in path template: 'date:>99999999'"),
     ("config-that-never-ends", [*_REPORT, *_DAY, "--config", "/dev/zero"], {}, 2,
-     "larger than 4 MB: not a config file"),
+     "config file /dev/zero: cannot read: not a regular file (a character device)"),
+    ("config-a-fifo-no-one-writes", [*_REPORT, *_DAY, "--config", "{tmp}/fifo"], {}, 2,
+     "cannot read: not a regular file (a FIFO)"),
+    ("config-env-a-fifo", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}/fifo"}, 2, "not a regular file (a FIFO)"),
+    ("conventions-a-fifo", [*_REPORT, *_DAY, "--config", "{tmp}/fifo-conventions.toml"], {}, 2,
+     "not a regular file (a FIFO)"),
     ("labels-that-never-end", ["eval", "/dev/zero", "--repo", "{demo}", "--name", "o/r"], {}, 2,
-     "larger than 64 MB: not a labels file"),
+     "/dev/zero: cannot read labels file: not a regular file (a character device)"),
+    ("labels-a-fifo", ["eval", "{tmp}/fifo", "--repo", "{demo}", "--name", "o/r"], {}, 2,
+     "cannot read labels file: not a regular file (a FIFO)"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
-    ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),
+    ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "not a regular file (a directory)"),
     ("env-names-no-key", [*_REPORT, *_DAY], {"REPODAILY__": "x"}, 2, "names no key"),
     ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2, "not usable"),
     ("store-not-a-db", [*_REPORT, *_DAY, "--config", "{tmp}/garbage-db.toml"], {}, 2,

@@ -1,0 +1,51 @@
+"""Files a user names — a config, conventions, labels, a batch's files, a template — opened only when regular.
+
+A path can name anything the file system holds. A FIFO no one writes to blocks
+``open()`` for ever; a device such as ``/dev/zero`` or ``/dev/urandom`` never
+ends, so a reader that skips what it cannot use (a batch output's overlong
+lines) reads on for ever; a directory fails later with a message about
+something else. No file repodaily reads is any of these, so anything but a
+regular file is refused before a byte is read: the FIFO is opened without
+waiting for a writer, and what was opened is checked, not the path, which
+could change in between.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+__all__ = ["NotRegularFile", "open_regular"]
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class NotRegularFile(OSError):
+    """An OSError, so every reader's handling of unreadable files (``strerror``) says it in one line."""
+
+    def __init__(self, path: str | Path, mode: int) -> None:
+        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+        super().__init__(errno.EINVAL, f"not a regular file ({kind})", os.fspath(path))
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading in binary; a :class:`NotRegularFile` when it is not a regular file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFile(path, mode)
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
