@@ -10,6 +10,8 @@ run is repeatable and a counterexample, once found, stays found.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,7 +21,16 @@ from click.testing import CliRunner
 from hostile import AUTHORS, BODIES, FILE_NAMES, SUBJECTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from report_checks import HtmlReader, check_report, element_problems, rendered
+from report_checks import (
+    HtmlReader,
+    check_report,
+    element_problems,
+    heading_problems,
+    headings,
+    link_problems,
+    parse,
+    rendered,
+)
 
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
@@ -240,3 +251,38 @@ def test_hostile_commits_render_as_text_in_every_renderer(hostile_repo: Path, la
     for name, reader in rendered(markdown).items():
         text = " ".join(" ".join(reader.texts(tag)) for tag in ("p", "li", "td", "code"))
         assert all(file_name in text for file_name in shown), (name, [f for f in shown if f not in text])
+
+
+def test_an_endless_title_author_and_body_are_shown_cut_where_people_read_and_whole_in_the_json(tmp_path: Path):
+    """A 100,000-character title (markup, accents written as combining marks), a 5,000-character author and
+    300 body lines: each place a person reads shows their start, cut between whole characters before the
+    escaping, and every in-page link still finds its section; the JSON keeps every character."""
+    title = "[Bugfix] fixes " + "<b>`x´`</b> [l](y) e\u0301 " * 4000  # the cut falls on an accent
+    body = "\n".join(f"line {n} " + "&lt;" * 300 for n in range(300))
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    for minute in range(3):  # titles alike in their first thousands of characters: anchors must not collide
+        builder.commit(
+            f"{title}{minute}\n\n{body}\n",
+            when=datetime(2026, 2, 9, 12, minute, tzinfo=SHANGHAI),
+            author="N" * 5000,
+            files={"a.txt": f"{minute}\n"},
+        )
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    markdown = _report(builder.path, "--lang", "en")
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+
+    assert [len(c["subject"]) for c in report["commits"]] == [len(title) + 1] * 3
+    assert len(markdown) < 100_000 and len(html) < 150_000, (len(markdown), len(html))
+    tokens = parse(markdown)
+    assert not link_problems(tokens) and not heading_problems(tokens)
+    shown = [h.text for h in headings(tokens) if h.text.startswith("[Bugfix]")]
+    assert len(shown) == 3 and all(text.endswith("…") for text in shown)
+    unmarked = title.replace("`", "")  # a code span the cut splits shows its backtick; the rest is the title's
+    for text in shown:
+        start = text[:-1].replace("`", "")
+        assert unmarked.startswith(start) and not unicodedata.combining(unmarked[len(start)])  # no accent cut off
+    assert len({text for text in shown}) == 1  # the same start: only their anchors tell them apart
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)

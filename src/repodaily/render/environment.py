@@ -84,6 +84,8 @@ def register_filters(environment: Environment) -> None:
         inline=text.inline,
         code=text.code,
         cell=text.cell,
+        shorten=text.shorten,
+        shown_lines=text.shown_lines,
         url=text.url,
         counted=counted,
         number=lambda n: f"{n:,}",

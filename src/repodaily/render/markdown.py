@@ -20,7 +20,7 @@ from repodaily.models import DailyReport, Importance, ReportCommit
 from repodaily.render.anchors import github_slug
 from repodaily.render.environment import create_environment, template_error
 from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
-from repodaily.render.text import plain_text
+from repodaily.render.text import TITLE_CHARS, plain_text, shorten
 
 REPORT_TEMPLATE = "report.md.j2"
 #: Started only where a run of blanks starts: tried inside a long run too, it would cost time quadratic in it.
@@ -40,8 +40,12 @@ class ImportanceGroup:
 
 
 def commit_title(commit: ReportCommit) -> str:
-    """The heading of a commit's section: its subject, or its short SHA when the subject is blank."""
-    return commit.subject if commit.subject.strip() else commit.short_sha
+    """The heading of a commit's section: its subject (its first :data:`TITLE_CHARS`), or its short SHA when blank.
+
+    Headings, the table of contents, anchors, feeds and the search index all show this one title, so a
+    shortened one still links to its section.
+    """
+    return shorten(commit.subject, TITLE_CHARS) if commit.subject.strip() else commit.short_sha
 
 
 def pull_title(commit: ReportCommit) -> str:
