@@ -23,6 +23,7 @@ from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.demo.scenario import DEMO_DAY, build_demo_repo
 from repodaily.errors import ProviderError
 from repodaily.models import Analysis, AnalysisInput
+from repodaily.store import Store
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -538,6 +539,12 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
     subprocess.run(["git", "init", "--quiet", str(tmp_path / "empty-repo")], check=True)
     (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
+    Store(tmp_path / "cut-cache").close()  # a store as a full disk or a copy cut short leaves it: its first pages
+    with (tmp_path / "cut-cache" / "repodaily.db").open("r+b") as store:
+        store.truncate(3 * 4096)
+    (tmp_path / "dir-cache" / "repodaily.db").mkdir(parents=True)
+    for name in ("cut", "dir"):
+        (tmp_path / f"{name}-db.toml").write_text(f'cache_dir = "{tmp_path / f"{name}-cache"}"\n', encoding="utf-8")
     for name, source in _RAISING_TEMPLATES.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / "report.md.j2").write_text(source, encoding="utf-8")
@@ -610,9 +617,14 @@ _BAD_INPUTS = [
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
     ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "not a regular file (a directory)"),
     ("env-names-no-key", [*_REPORT, *_DAY], {"REPODAILY__": "x"}, 2, "names no key"),
-    ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2, "not usable"),
+    ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2,
+     "not usable: Not a directory; a file stands where the cache directory goes: move it, or set cache_dir"),
     ("store-not-a-db", [*_REPORT, *_DAY, "--config", "{tmp}/garbage-db.toml"], {}, 2,
-     "repodaily.db: cannot open the store: file is not a database"),
+     "repodaily.db: cannot open the store: file is not a database; not a repodaily store: move it aside"),
+    ("store-cut-short", [*_REPORT, *_DAY, "--config", "{tmp}/cut-db.toml"], {}, 2,
+     "repodaily.db: cannot open the store: database disk image is malformed; not a repodaily store: move it aside"),
+    ("store-a-directory", [*_REPORT, *_DAY, "--config", "{tmp}/dir-db.toml"], {}, 2,
+     "repodaily.db: cannot open the store: not a regular file (a directory); not a repodaily store: move it aside"),
     ("no-repos", ["run", *_DAY, "--output", "{out}"], {}, 2, "no repositories configured"),
     # click's own usage errors, one line too
     ("lang-xx", [*_REPORT, *_DAY, "--lang", "xx"], {}, 2, "'xx' is not one of 'zh', 'en'"),
