@@ -539,6 +539,9 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
     subprocess.run(["git", "init", "--quiet", str(tmp_path / "empty-repo")], check=True)
     (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
+    label = {"type": "fix", "importance": "low", "security": False, "breaking": False, "user_facing": False}
+    days = [{**label, "sha": "0" * 40, "date": "0001-01-01"}, {**label, "sha": "1" * 40, "date": "2026-03-02"}]
+    (tmp_path / "year-1.json").write_text(json.dumps(days), encoding="utf-8")
     Store(tmp_path / "cut-cache").close()  # a store as a full disk or a copy cut short leaves it: its first pages
     with (tmp_path / "cut-cache" / "repodaily.db").open("r+b") as store:
         store.truncate(3 * 4096)
@@ -611,6 +614,8 @@ _BAD_INPUTS = [
      "not a regular file (a FIFO)"),
     ("labels-that-never-end", ["eval", "/dev/zero", "--repo", "{demo}", "--name", "o/r"], {}, 2,
      "/dev/zero: cannot read labels file: not a regular file (a character device)"),
+    ("labels-dated-year-1", ["eval", "{tmp}/year-1.json", "--repo", "{demo}", "--name", "o/r"], {}, 2,
+     "year-1.json: labelled days 0001-01-01..2026-03-02: 0001-01-01 is before 1970"),
     ("labels-a-fifo", ["eval", "{tmp}/fifo", "--repo", "{demo}", "--name", "o/r"], {}, 2,
      "cannot read labels file: not a regular file (a FIFO)"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
