@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "open_regular"]
+__all__ = ["NotRegularFile", "kind_of", "open_regular"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -29,12 +29,16 @@ _KINDS = (
 )
 
 
+def kind_of(mode: int) -> str:
+    """What a file of ``mode`` (``st_mode``) is, in words: "a FIFO", "a directory", …"""
+    return next((name for test, name in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else "unknown")
+
+
 class NotRegularFile(OSError):
     """An OSError, so every reader's handling of unreadable files (``strerror``) says it in one line."""
 
     def __init__(self, path: str | Path, mode: int) -> None:
-        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
-        super().__init__(errno.EINVAL, f"not a regular file ({kind})", os.fspath(path))
+        super().__init__(errno.EINVAL, f"not a regular file ({kind_of(mode)})", os.fspath(path))
 
 
 def open_regular(path: str | Path) -> BinaryIO:
