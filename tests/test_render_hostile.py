@@ -286,3 +286,21 @@ def test_an_endless_title_author_and_body_are_shown_cut_where_people_read_and_wh
     ids = re.findall(r' id="([^"]+)"', html)
     assert len(ids) == len(set(ids))
     assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)
+
+
+def test_an_endless_title_in_a_highlight_is_shown_cut_on_the_day_and_week_pages(tmp_path: Path):
+    """A security fix's title is the day's highlight and the week's: each HTML page shows its start."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    title = "Fix CVE-2026-12345: " + "<b>`x´`</b> [l](y) e\u0301 " * 4000
+    builder.commit(title, when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files={"a.txt": "b\n"})
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    assert [(h["kind"], len(h["text"])) for h in report["highlights"]] == [("security", len(title) - 1)]
+    _report(builder.path, "--lang", "en", "--format", "html", "--output", str(tmp_path / "out"))  # stores the day
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+    week = CliRunner().invoke(main, ["digest", "--week", "2026-W07", "--repo", "mallory/hostile", "--lang", "en"])
+    week_html = CliRunner().invoke(
+        main, ["digest", "--week", "2026-W07", "--repo", "mallory/hostile", "--lang", "en", "--format", "html"]
+    )
+    assert week.exit_code == 0 and week_html.exit_code == 0, week.output + week_html.output
+    assert len(html) < 40_000 and len(week.stdout) < 10_000 and len(week_html.stdout) < 20_000
