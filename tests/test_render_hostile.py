@@ -304,3 +304,17 @@ def test_an_endless_title_in_a_highlight_is_shown_cut_on_the_day_and_week_pages(
     )
     assert week.exit_code == 0 and week_html.exit_code == 0, week.output + week_html.output
     assert len(html) < 40_000 and len(week.stdout) < 10_000 and len(week_html.stdout) < 20_000
+
+
+def test_a_commit_titled_as_another_commits_anchor_takes_no_id_of_it(tmp_path: Path):
+    """A title whose heading id would be ``c-<sha>`` of another commit of the day: that id stays the commit's."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    target = builder.commit("feat: the target", when=datetime(2026, 2, 9, 10, tzinfo=SHANGHAI), files={"a.txt": "b\n"})
+    builder.commit(f"c-{target[:7]}", when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files={"a.txt": "c\n"})
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)
+    anchor = html.index(f' id="c-{target[:7]}"')
+    assert html.index("the target", anchor) < html.index("</h4>", anchor)  # the id opens the target's section

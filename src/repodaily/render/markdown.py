@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from repodaily.errors import RenderError
 from repodaily.models import DailyReport, Importance, ReportCommit
-from repodaily.render.anchors import github_slug
+from repodaily.render.anchors import commit_anchor, github_slug
 from repodaily.render.environment import create_environment, template_error
 from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
 from repodaily.render.text import TITLE_CHARS, plain_text, shorten
@@ -97,7 +97,8 @@ def render_json(report: DailyReport) -> str:
 def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGroup]:
     """Non-empty groups, high to low, each with its heading and that heading's GitHub slug."""
     members = {level: [c for c in report.commits if c.analysis.importance == level] for level in Importance}
-    seen: dict[str, int] = {}
+    # The commits' own anchors are taken first: a commit titled "c-1a2b3c4" must not take another commit's id.
+    seen: dict[str, int] = {commit_anchor(commit.short_sha): 0 for commit in report.commits}
     heading_slugs(report, labels, seen)
     groups = []
     for level, commits in members.items():
