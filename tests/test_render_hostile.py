@@ -318,3 +318,17 @@ def test_a_commit_titled_as_another_commits_anchor_takes_no_id_of_it(tmp_path: P
     assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)
     anchor = html.index(f' id="c-{target[:7]}"')
     assert html.index("the target", anchor) < html.index("</h4>", anchor)  # the id opens the target's section
+
+
+def test_a_path_of_thousands_of_characters_is_shown_cut_in_the_analysis_and_whole_in_the_json(tmp_path: Path):
+    """Git takes a path as deep as the file system does; the analysis names it, each page shows its start."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    deep = "/".join(["d" * 200] * 15)
+    files = {f"{deep}/module_{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)}
+    builder.commit("feat: add modules", when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files=files)
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    named = " ".join(report["commits"][0]["analysis"]["impact_scope"] + report["commits"][0]["analysis"]["summary"])
+    assert deep in named  # the analysis keeps the whole path
+    for page in (_report(builder.path, "--lang", "en"), _report(builder.path, "--lang", "en", "--format", "html")):
+        assert deep[:900] in page and deep not in page and "…" in page

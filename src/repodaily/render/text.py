@@ -309,8 +309,9 @@ def plain(text: str) -> str:
 
 
 def inline(text: str) -> str:
-    """Analyzer text as one line of inline Markdown: no blocks, links or HTML; emphasis allowed."""
-    return _prose(text, _INLINE_ALWAYS)
+    """Analyzer text as one line of inline Markdown: no blocks, links or HTML; emphasis allowed; its first
+    :data:`LINE_CHARS` (a path of thousands of characters the analysis names is cut, as commit text is)."""
+    return _prose(shorten(text), _INLINE_ALWAYS)
 
 
 def plain_text(text: str) -> str:
