@@ -667,6 +667,22 @@ def test_bad_input_is_one_line_with_its_exit_code_and_no_report(demo_repo, bad_i
     assert not (bad_inputs / "out").exists()
 
 
+def test_eval_json_into_a_fifo_no_one_reads_is_one_line_not_a_hang(demo_repo, tmp_path):
+    """Opening a FIFO to write waits for a reader: with none, eval would print its table and never end."""
+    sha = subprocess.run(
+        ["git", "-C", str(demo_repo), "log", "-1", "--format=%H", "--until=2026-03-02T23:00:00+08:00"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    label = {"sha": sha, "date": "2026-03-02", "type": "fix", "importance": "low"}
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps([{**label, "security": False, "breaking": False, "user_facing": False}]))
+    os.mkfifo(tmp_path / "fifo")
+    result = _run_cli("eval", str(labels), "--repo", str(demo_repo), "--name", "o/r", "--json", str(tmp_path / "fifo"))
+    _assert_one_error_line(result, 2, "fifo: cannot write: a FIFO no one reads")
+
+
 def test_commits_with_dates_no_clock_shows_are_reported_end_to_end(tmp_path):
     """Headers written with ``hash-object --literally``, as other tools have: the day is still reported."""
     builder = RepoBuilder(tmp_path / "odd")

@@ -58,7 +58,7 @@ from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
-from repodaily.user_files import kind_of
+from repodaily.user_files import kind_of, write_named
 from repodaily.weekly import WeeklyDigest, stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
@@ -801,7 +801,7 @@ def evaluate_labels(
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
-            Path(json_out).write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            write_named(json_out, (result.model_dump_json(indent=2) + "\n").encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"--json {json_out}: cannot write: {exc.strerror or exc}") from exc
     sys.exit(EXIT_DEGRADED if result.degraded else EXIT_OK)

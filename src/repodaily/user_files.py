@@ -18,7 +18,7 @@ import stat
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["NotRegularFile", "kind_of", "open_regular"]
+__all__ = ["NotRegularFile", "kind_of", "open_regular", "write_named"]
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),
@@ -53,3 +53,20 @@ def open_regular(path: str | Path) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
+
+
+def write_named(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a file a user named to be written: a file, or a pipe someone reads (``/dev/stdout``).
+
+    A FIFO no one reads would hold ``open()`` until someone does, for ever: it is
+    refused (ENXIO) instead, since the file is opened without waiting for a reader.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NONBLOCK | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "a FIFO no one reads", os.fspath(path)) from None
+        raise
+    with os.fdopen(fd, "wb") as stream:
+        os.set_blocking(fd, True)
+        stream.write(data)
