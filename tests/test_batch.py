@@ -398,6 +398,22 @@ def test_a_hostile_output_file_stores_what_answers_and_says_what_it_left_out(rep
     assert _rows(config) == 7
 
 
+@pytest.mark.parametrize("kind", ["a character device", "a FIFO"])
+def test_an_output_file_that_is_no_regular_file_is_refused_before_anything_is_asked(repo, fake, tmp_path, kind):
+    """A device never ends and a FIFO no one writes to never opens: either held collect for ever."""
+    config = _config(tmp_path, fake)
+    exported = tmp_path / "export"
+    _export(repo, config, exported)
+    named = Path("/dev/zero") if kind == "a character device" else tmp_path / "fifo"
+    if kind == "a FIFO":
+        os.mkfifo(named)
+    asked = fake.chat
+    refused = _cli("batch", "collect", exported, "--from-file", named, "--config", config)
+    assert refused.exit_code == 2
+    assert f"--from-file {named}: cannot read: not a regular file ({kind})" in refused.output
+    assert fake.chat == asked and _rows(config) == 0
+
+
 def test_another_exports_output_is_refused_before_anything_is_asked(repo, fake, tmp_path):
     config = _config(tmp_path, fake)
     exported = tmp_path / "export"

@@ -23,6 +23,7 @@ from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.demo.scenario import DEMO_DAY, build_demo_repo
 from repodaily.errors import ProviderError
 from repodaily.models import Analysis, AnalysisInput
+from repodaily.store import Store
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -529,11 +530,24 @@ def bad_inputs(tmp_path: Path) -> Path:
     (tmp_path / "stranger.toml").write_text('cache_dir = "~no-such-user-rd/cache"\n', encoding="utf-8")
     (tmp_path / "latin1.toml").write_bytes(b'timezone = "UTC"\n# r\xe9sum\xe9\n')
     (tmp_path / "blocker").write_text("not a directory", encoding="utf-8")
+    os.mkfifo(tmp_path / "fifo")  # no one ever writes to it: opening it to read would wait for ever
+    (tmp_path / "fifo-conventions.toml").write_text(
+        f'[[repos]]\nname = "o/r"\npath = "."\nconventions = "{tmp_path / "fifo"}"\n', encoding="utf-8"
+    )
     (tmp_path / "badcache.toml").write_text(f'cache_dir = "{tmp_path / "blocker" / "cache"}"\n', encoding="utf-8")
     (tmp_path / "garbage-cache").mkdir()
     (tmp_path / "garbage-cache" / "repodaily.db").write_bytes(bytes(range(256)) * 16)
     subprocess.run(["git", "init", "--quiet", str(tmp_path / "empty-repo")], check=True)
     (tmp_path / "garbage-db.toml").write_text(f'cache_dir = "{tmp_path / "garbage-cache"}"\n', encoding="utf-8")
+    label = {"type": "fix", "importance": "low", "security": False, "breaking": False, "user_facing": False}
+    days = [{**label, "sha": "0" * 40, "date": "0001-01-01"}, {**label, "sha": "1" * 40, "date": "2026-03-02"}]
+    (tmp_path / "year-1.json").write_text(json.dumps(days), encoding="utf-8")
+    Store(tmp_path / "cut-cache").close()  # a store as a full disk or a copy cut short leaves it: its first pages
+    with (tmp_path / "cut-cache" / "repodaily.db").open("r+b") as store:
+        store.truncate(3 * 4096)
+    (tmp_path / "dir-cache" / "repodaily.db").mkdir(parents=True)
+    for name in ("cut", "dir"):
+        (tmp_path / f"{name}-db.toml").write_text(f'cache_dir = "{tmp_path / f"{name}-cache"}"\n', encoding="utf-8")
     for name, source in _RAISING_TEMPLATES.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / "report.md.j2").write_text(source, encoding="utf-8")
@@ -592,21 +606,39 @@ _BAD_INPUTS = [
     ("path-template-pads-a-field", [*_REPORT, *_DAY, "--config", "{tmp}/path-width.toml"], {}, 2,
      "output.path: Value error, unknown or malformed field in path template: 'date:>99999999'"),
     ("config-that-never-ends", [*_REPORT, *_DAY, "--config", "/dev/zero"], {}, 2,
-     "larger than 4 MB: not a config file"),
+     "config file /dev/zero: cannot read: not a regular file (a character device)"),
+    ("config-a-fifo-no-one-writes", [*_REPORT, *_DAY, "--config", "{tmp}/fifo"], {}, 2,
+     "cannot read: not a regular file (a FIFO)"),
+    ("config-env-a-fifo", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}/fifo"}, 2, "not a regular file (a FIFO)"),
+    ("conventions-a-fifo", [*_REPORT, *_DAY, "--config", "{tmp}/fifo-conventions.toml"], {}, 2,
+     "not a regular file (a FIFO)"),
     ("labels-that-never-end", ["eval", "/dev/zero", "--repo", "{demo}", "--name", "o/r"], {}, 2,
-     "larger than 64 MB: not a labels file"),
+     "/dev/zero: cannot read labels file: not a regular file (a character device)"),
+    ("labels-dated-year-1", ["eval", "{tmp}/year-1.json", "--repo", "{demo}", "--name", "o/r"], {}, 2,
+     "year-1.json: labelled days 0001-01-01..2026-03-02: 0001-01-01 is before 1970"),
+    ("labels-a-fifo", ["eval", "{tmp}/fifo", "--repo", "{demo}", "--name", "o/r"], {}, 2,
+     "cannot read labels file: not a regular file (a FIFO)"),
     ("config-not-utf8", [*_REPORT, *_DAY, "--config", "{tmp}/latin1.toml"], {}, 2, "not UTF-8 (byte 0xe9"),
     ("config-is-a-dir", [*_REPORT, *_DAY, "--config", "{tmp}"], {}, 2, "'--config'"),
-    ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "Is a directory"),
+    ("config-env-is-a-dir", [*_REPORT, *_DAY], {"REPODAILY_CONFIG": "{tmp}"}, 2, "not a regular file (a directory)"),
     ("env-names-no-key", [*_REPORT, *_DAY], {"REPODAILY__": "x"}, 2, "names no key"),
-    ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2, "not usable"),
+    ("unusable-cache", [*_REPORT, *_DAY, "--config", "{tmp}/badcache.toml"], {}, 2,
+     "not usable: Not a directory; a file stands where the cache directory goes: move it, or set cache_dir"),
     ("store-not-a-db", [*_REPORT, *_DAY, "--config", "{tmp}/garbage-db.toml"], {}, 2,
-     "repodaily.db: cannot open the store: file is not a database"),
+     "repodaily.db: cannot open the store: file is not a database; not a repodaily store: move it aside"),
+    ("store-cut-short", [*_REPORT, *_DAY, "--config", "{tmp}/cut-db.toml"], {}, 2,
+     "repodaily.db: cannot open the store: database disk image is malformed; not a repodaily store: move it aside"),
+    ("store-a-directory", [*_REPORT, *_DAY, "--config", "{tmp}/dir-db.toml"], {}, 2,
+     "repodaily.db: cannot open the store: not a regular file (a directory); not a repodaily store: move it aside"),
     ("no-repos", ["run", *_DAY, "--output", "{out}"], {}, 2, "no repositories configured"),
     # click's own usage errors, one line too
     ("lang-xx", [*_REPORT, *_DAY, "--lang", "xx"], {}, 2, "'xx' is not one of 'zh', 'en'"),
     ("format-xml", [*_REPORT, *_DAY, "--format", "xml"], {}, 2, "unknown format 'xml'"),
     ("output-is-a-file", ["report", "{demo}", "--name", "o/r", *_DAY, "--output", "{tmp}/blocker"], {}, 2, "is a file"),
+    ("output-is-a-device", ["report", "{demo}", "--name", "o/r", *_DAY, "--output", "/dev/null"], {}, 2,
+     "'/dev/null' is not a directory but a character device"),
+    ("output-is-a-fifo", ["report", "{demo}", "--name", "o/r", *_DAY, "--output", "{tmp}/fifo"], {}, 2,
+     "is not a directory but a FIFO"),
     ("unknown-option", [*_REPORT, *_DAY, "--bogus"], {}, 2, "No such option"),
     ("missing-argument", ["report"], {}, 2, "Missing argument 'PATH_OR_URL'"),
     ("unknown-command", ["reprot"], {}, 2, "No such command"),
@@ -633,6 +665,22 @@ def test_bad_input_is_one_line_with_its_exit_code_and_no_report(demo_repo, bad_i
     _assert_one_error_line(result, code, fragment)
     assert result.stdout == ""
     assert not (bad_inputs / "out").exists()
+
+
+def test_eval_json_into_a_fifo_no_one_reads_is_one_line_not_a_hang(demo_repo, tmp_path):
+    """Opening a FIFO to write waits for a reader: with none, eval would print its table and never end."""
+    sha = subprocess.run(
+        ["git", "-C", str(demo_repo), "log", "-1", "--format=%H", "--until=2026-03-02T23:00:00+08:00"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    label = {"sha": sha, "date": "2026-03-02", "type": "fix", "importance": "low"}
+    labels = tmp_path / "labels.json"
+    labels.write_text(json.dumps([{**label, "security": False, "breaking": False, "user_facing": False}]))
+    os.mkfifo(tmp_path / "fifo")
+    result = _run_cli("eval", str(labels), "--repo", str(demo_repo), "--name", "o/r", "--json", str(tmp_path / "fifo"))
+    _assert_one_error_line(result, 2, "fifo: cannot write: a FIFO no one reads")
 
 
 def test_commits_with_dates_no_clock_shows_are_reported_end_to_end(tmp_path):

@@ -98,7 +98,7 @@ def test_a_config_file_that_is_not_utf8_names_the_file_and_the_byte(tmp_path):
 
 
 def test_a_config_path_that_is_a_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(ConfigError, match="cannot read: Is a directory"):
+    with pytest.raises(ConfigError, match=r"cannot read: not a regular file \(a directory\)"):
         load_config(tmp_path, environ={})
 
 

@@ -303,6 +303,14 @@ def test_an_oversize_summary_drops_commits_from_the_end_and_says_how_many(platfo
     assert "🔴 高重要度变更 (80)" in shown  # the heading counts the day's high commits, listed or not
 
 
+def test_a_long_title_is_cut_between_whole_characters():
+    """An accent written as a combining mark stays with its letter: no letter is shown without it."""
+    subject = "Fix " + "e\u0301" * 300
+    summary = summarize(_report([(subject, "x")]), report_url="", redact=NO_SECRETS)
+    title = summary.items[0].title
+    assert title.endswith("\u0301…") and subject.startswith(title[:-1])
+
+
 def test_a_summary_that_cannot_fit_fails_clearly_and_sends_nothing():
     long_highlights = ["这是一条很长的今日要点" * 30] * 8  # 8 × 240 characters of 3 bytes: over WeCom's 4,096 bytes
     with WeComReceiver() as receiver:

@@ -10,6 +10,8 @@ run is repeatable and a counterexample, once found, stays found.
 from __future__ import annotations
 
 import json
+import re
+import unicodedata
 from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -19,7 +21,16 @@ from click.testing import CliRunner
 from hostile import AUTHORS, BODIES, FILE_NAMES, SUBJECTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from report_checks import HtmlReader, check_report, element_problems, rendered
+from report_checks import (
+    HtmlReader,
+    check_report,
+    element_problems,
+    heading_problems,
+    headings,
+    link_problems,
+    parse,
+    rendered,
+)
 
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
@@ -240,3 +251,84 @@ def test_hostile_commits_render_as_text_in_every_renderer(hostile_repo: Path, la
     for name, reader in rendered(markdown).items():
         text = " ".join(" ".join(reader.texts(tag)) for tag in ("p", "li", "td", "code"))
         assert all(file_name in text for file_name in shown), (name, [f for f in shown if f not in text])
+
+
+def test_an_endless_title_author_and_body_are_shown_cut_where_people_read_and_whole_in_the_json(tmp_path: Path):
+    """A 100,000-character title (markup, accents written as combining marks), a 5,000-character author and
+    300 body lines: each place a person reads shows their start, cut between whole characters before the
+    escaping, and every in-page link still finds its section; the JSON keeps every character."""
+    title = "[Bugfix] fixes " + "<b>`x´`</b> [l](y) e\u0301 " * 4000  # the cut falls on an accent
+    body = "\n".join(f"line {n} " + "&lt;" * 300 for n in range(300))
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    for minute in range(3):  # titles alike in their first thousands of characters: anchors must not collide
+        builder.commit(
+            f"{title}{minute}\n\n{body}\n",
+            when=datetime(2026, 2, 9, 12, minute, tzinfo=SHANGHAI),
+            author="N" * 5000,
+            files={"a.txt": f"{minute}\n"},
+        )
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    markdown = _report(builder.path, "--lang", "en")
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+
+    assert [len(c["subject"]) for c in report["commits"]] == [len(title) + 1] * 3
+    assert len(markdown) < 100_000 and len(html) < 150_000, (len(markdown), len(html))
+    tokens = parse(markdown)
+    assert not link_problems(tokens) and not heading_problems(tokens)
+    shown = [h.text for h in headings(tokens) if h.text.startswith("[Bugfix]")]
+    assert len(shown) == 3 and all(text.endswith("…") for text in shown)
+    unmarked = title.replace("`", "")  # a code span the cut splits shows its backtick; the rest is the title's
+    for text in shown:
+        start = text[:-1].replace("`", "")
+        assert unmarked.startswith(start) and not unicodedata.combining(unmarked[len(start)])  # no accent cut off
+    assert len({text for text in shown}) == 1  # the same start: only their anchors tell them apart
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids))
+    assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)
+
+
+def test_an_endless_title_in_a_highlight_is_shown_cut_on_the_day_and_week_pages(tmp_path: Path):
+    """A security fix's title is the day's highlight and the week's: each HTML page shows its start."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    title = "Fix CVE-2026-12345: " + "<b>`x´`</b> [l](y) e\u0301 " * 4000
+    builder.commit(title, when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files={"a.txt": "b\n"})
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    assert [(h["kind"], len(h["text"])) for h in report["highlights"]] == [("security", len(title) - 1)]
+    _report(builder.path, "--lang", "en", "--format", "html", "--output", str(tmp_path / "out"))  # stores the day
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+    week = CliRunner().invoke(main, ["digest", "--week", "2026-W07", "--repo", "mallory/hostile", "--lang", "en"])
+    week_html = CliRunner().invoke(
+        main, ["digest", "--week", "2026-W07", "--repo", "mallory/hostile", "--lang", "en", "--format", "html"]
+    )
+    assert week.exit_code == 0 and week_html.exit_code == 0, week.output + week_html.output
+    assert len(html) < 40_000 and len(week.stdout) < 10_000 and len(week_html.stdout) < 20_000
+
+
+def test_a_commit_titled_as_another_commits_anchor_takes_no_id_of_it(tmp_path: Path):
+    """A title whose heading id would be ``c-<sha>`` of another commit of the day: that id stays the commit's."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    target = builder.commit("feat: the target", when=datetime(2026, 2, 9, 10, tzinfo=SHANGHAI), files={"a.txt": "b\n"})
+    builder.commit(f"c-{target[:7]}", when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files={"a.txt": "c\n"})
+    html = _report(builder.path, "--lang", "en", "--format", "html")
+    ids = re.findall(r' id="([^"]+)"', html)
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert set(re.findall(r'href="#([^"]+)"', html)) <= set(ids)
+    anchor = html.index(f' id="c-{target[:7]}"')
+    assert html.index("the target", anchor) < html.index("</h4>", anchor)  # the id opens the target's section
+
+
+def test_a_path_of_thousands_of_characters_is_shown_cut_in_the_analysis_and_whole_in_the_json(tmp_path: Path):
+    """Git takes a path as deep as the file system does; the analysis names it, each page shows its start."""
+    builder = RepoBuilder(tmp_path / "repo")
+    builder.commit("Initial import", when=datetime(2026, 2, 8, 12, tzinfo=SHANGHAI), files={"a.txt": "a\n"})
+    deep = "/".join(["d" * 200] * 15)
+    files = {f"{deep}/module_{n}.py": f"def f{n}():\n    return {n}\n" for n in range(3)}
+    builder.commit("feat: add modules", when=datetime(2026, 2, 9, 12, tzinfo=SHANGHAI), files=files)
+    report = json.loads(_report(builder.path, "--lang", "en", "--format", "json"))
+    named = " ".join(report["commits"][0]["analysis"]["impact_scope"] + report["commits"][0]["analysis"]["summary"])
+    assert deep in named  # the analysis keeps the whole path
+    for page in (_report(builder.path, "--lang", "en"), _report(builder.path, "--lang", "en", "--format", "html")):
+        assert deep[:900] in page and deep not in page and "…" in page

@@ -153,6 +153,20 @@ def test_a_hostile_repository_name_stays_inside_its_folder(tmp_path):
         assert page_problems(page.read_text(encoding="utf-8")) == []
 
 
+def test_repositories_whose_names_reduce_alike_or_past_a_file_name_each_keep_their_own_pages(tmp_path):
+    """Names a git host can hold that the path's safe characters cannot: neither overwrites another, nor fails."""
+    names = ["o/a#b", "o/a?b", "o/a_b", "o/" + "x" * 300, "o/" + "x" * 299 + "y"]
+    with Store(tmp_path / "cache") as store:
+        for name in names:
+            store.put_report(DailyReport(repo=name, date=DEMO_DAY, timezone="UTC", run=RunInfo(analyzer="x")))
+        build_site(store, names, "zh", tmp_path / "public")
+    folders = {repo_dir(name) for name in names}
+    assert len(folders) == len(names) and max(len(folder) for folder in folders) < 100
+    for name in names:
+        assert name in (tmp_path / "public" / repo_dir(name) / "index.html").read_text(encoding="utf-8")
+    assert broken_links(tmp_path / "public") == []
+
+
 def test_the_search_index_is_a_script_assigning_every_commit(built):
     script = (built / "assets" / "search-index.js").read_text(encoding="utf-8")
     prefix = "window.REPODAILY_INDEX = "

@@ -26,6 +26,7 @@ import logging
 import os
 import shutil
 import signal
+import stat
 import sys
 import time
 from collections import Counter
@@ -57,6 +58,7 @@ from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
+from repodaily.user_files import kind_of, write_named
 from repodaily.weekly import WeeklyDigest, stored_weeklies
 
 EXIT_OK, EXIT_DEGRADED, EXIT_USAGE, EXIT_FAILED = 0, 1, 2, 3
@@ -70,6 +72,21 @@ _log_format = RedactingFormatter("repodaily: %(levelname)s: %(message)s")
 F = TypeVar("F", bound=Callable[..., Any])
 P = ParamSpec("P")
 R = TypeVar("R")
+
+
+class _Directory(click.Path):
+    """A directory to write into. click's ``file_okay=False`` refuses a regular file only: a FIFO or a
+    device (``--output /dev/null``) passed, and failed later as a delivery or an internal error."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        path = super().convert(value, param, ctx)
+        with contextlib.suppress(OSError):  # one that does not exist yet is made
+            if not stat.S_ISDIR(mode := os.stat(path).st_mode):
+                self.fail(f"{os.fsdecode(path)!r} is not a directory but {kind_of(mode)}", param, ctx)
+        return path
 
 
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
@@ -293,7 +310,7 @@ _OUTPUT = [
     ),
     click.option(
         "--output",
-        type=click.Path(file_okay=False),
+        type=_Directory(),
         help="Write files under this directory, instead of delivering to the [[publish]] targets.",
     ),
     click.option("--dry-run", is_flag=True, help="Print what would be sent to each target instead of sending it."),
@@ -575,7 +592,7 @@ def _generate(
     multiple=True,
     help="Markdown, HTML or JSON (default md); repeat for several with --output (stdout takes one).",
 )
-@click.option("--output", type=click.Path(file_okay=False), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
+@click.option("--output", type=_Directory(), help="Write DIR/OWNER/REPO/YYYY-Www.EXT for each one.")
 @click.option("--lang", type=click.Choice(["zh", "en"]), help="Language of the stored reports (default from config).")
 @click.option(
     "--deliver",
@@ -661,7 +678,7 @@ async def _deliver_weeks(
 
 
 @main.command("site")
-@click.argument("outdir", metavar="OUTDIR", type=click.Path(file_okay=False))
+@click.argument("outdir", metavar="OUTDIR", type=_Directory())
 @click.option(
     "--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this repository (repeatable; default: all)."
 )
@@ -784,7 +801,7 @@ def evaluate_labels(
     print_evaluation(result, show_diff=show_diff)
     if json_out:
         try:
-            Path(json_out).write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            write_named(json_out, (result.model_dump_json(indent=2) + "\n").encode("utf-8"))
         except OSError as exc:
             raise ConfigError(f"--json {json_out}: cannot write: {exc.strerror or exc}") from exc
     sys.exit(EXIT_DEGRADED if result.degraded else EXIT_OK)
@@ -892,7 +909,7 @@ def schema() -> None:
 @click.option(
     "--dir",
     "directory",
-    type=click.Path(file_okay=False),
+    type=_Directory(),
     default="repodaily-demo",
     show_default=True,
     help="Where to build the demo repository and write its report.",
@@ -991,7 +1008,7 @@ def _batch_api(pipeline: Pipeline, manifest: Any) -> tuple[Any, str]:
 
 @batch.command("export")
 @click.argument("location", metavar="[PATH_OR_URL]", required=False)
-@click.option("--out", "directory", required=True, type=click.Path(file_okay=False), help="New directory to write.")
+@click.option("--out", "directory", required=True, type=_Directory(), help="New directory to write.")
 @_repo_options
 @click.option("--repo", "only", metavar="OWNER/REPO", multiple=True, help="Only this configured repository.")
 @_SHARD

@@ -14,9 +14,11 @@ quote a credential a model was made to repeat, and the file outlives the run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sqlite3
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -30,6 +32,7 @@ from repodaily.errors import StoreError
 from repodaily.migrations import NewerSchema, migrate
 from repodaily.models import Analysis, DailyReport, Highlight
 from repodaily.redact import NO_SECRETS, Redactor
+from repodaily.user_files import NotRegularFile
 
 DB_FILE_NAME = "repodaily.db"
 # How long a write waits for another run's (and a new store's WAL switch for another's).
@@ -42,12 +45,31 @@ _BAD_ROW = (ValueError, TypeError)
 log = logging.getLogger(__name__)
 
 
+# What a user can do about the store, by what SQLite (or the system) said: its words alone
+# ("database disk image is malformed", "unable to open database file") do not say.
+_UNWRITABLE = "make it writable, or set cache_dir (or XDG_CACHE_HOME) to a directory that is"
+_MOVE_ASIDE = "move it aside and run again (its cached analyses are redone)"
+_REMEDIES = (
+    (("not a regular file", "malformed", "not a database", "encrypted"), f"not a repodaily store: {_MOVE_ASIDE}"),
+    (("file exists", "not a directory"), "a file stands where the cache directory goes: move it, or set cache_dir"),
+    (("readonly", "read-only", "unable to open", "permission denied"), f"the cache is written there: {_UNWRITABLE}"),
+    (("full",), "the disk is full: free some space and run again"),
+)
+
+
+def _with_remedy(message: str, error: object) -> str:
+    """``message``, and what to do about ``error`` when it is one a user can act on."""
+    said = str(error).casefold()
+    remedy = next((remedy for words, remedy in _REMEDIES if any(word in said for word in words)), None)
+    return f"{message}; {remedy}" if remedy else message
+
+
 @contextmanager
 def _store_errors(path: Path) -> Iterator[None]:
     try:
         yield
     except sqlite3.Error as exc:
-        raise StoreError(f"{path}: store error: {exc}") from exc
+        raise StoreError(_with_remedy(f"{path}: store error: {exc}", exc)) from exc
 
 
 def _write_ahead_log(db: sqlite3.Connection) -> None:
@@ -100,14 +122,19 @@ class Store:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise StoreError(f"cache directory {cache_dir} is not usable: {exc.strerror or exc}") from exc
+            reason = exc.strerror or str(exc)
+            raise StoreError(_with_remedy(f"cache directory {cache_dir} is not usable: {reason}", reason)) from exc
+        with contextlib.suppress(FileNotFoundError):
+            if not stat.S_ISREG(mode := self.path.stat().st_mode):  # SQLite would only say "unable to open"
+                error = NotRegularFile(self.path, mode)
+                raise StoreError(_with_remedy(f"{self.path}: cannot open the store: {error.strerror}", error.strerror))
         try:
             self._db = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S)
             _write_ahead_log(self._db)
             self._db.execute("PRAGMA synchronous=NORMAL")
             migrate(self._db)
         except (sqlite3.Error, NewerSchema) as exc:
-            raise StoreError(f"{self.path}: cannot open the store: {exc}") from exc
+            raise StoreError(_with_remedy(f"{self.path}: cannot open the store: {exc}", exc)) from exc
 
     def close(self) -> None:
         self._db.close()

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from repodaily.errors import ConfigError
 from repodaily.home import expand_home
+from repodaily.user_files import open_regular
 
 _ERRORS_SHOWN = 3
 # Far above any config or conventions file; a path naming a device that never ends (/dev/zero) stops here.
@@ -26,7 +27,7 @@ _MAX_TOML_BYTES = 4 * 1024 * 1024
 def read_toml(path: Path, source: str) -> dict[str, Any]:
     """The table in ``path``; a missing, unreadable or malformed file is a ConfigError naming ``source``."""
     try:
-        with expand_home(path).open("rb") as handle:
+        with open_regular(expand_home(path)) as handle:
             data = handle.read(_MAX_TOML_BYTES + 1)
         if len(data) > _MAX_TOML_BYTES:
             raise ConfigError(f"{source}: larger than {_MAX_TOML_BYTES // (1024 * 1024)} MB: not a config file")

@@ -37,6 +37,7 @@ from repodaily.errors import AnalysisError, ConfigError, InvalidOutput
 from repodaily.models import AnalysisStatus
 from repodaily.pipeline import Pipeline, say_failed_analysis
 from repodaily.store import Store
+from repodaily.user_files import open_regular
 
 log = logging.getLogger(__name__)
 
@@ -249,7 +250,7 @@ def replies_from_files(paths: Iterable[str], requests: Iterable[Request]) -> Rep
     replies = Replies()
     for path in paths:
         try:
-            with open(path, "rb") as stream:
+            with open_regular(path) as stream:
                 replies.add(stream, path)
         except OSError as exc:
             raise ConfigError(f"--from-file {path}: cannot read: {exc.strerror or exc}") from None

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 from repodaily.batch.lines import LineFormat
 from repodaily.errors import ConfigError
 from repodaily.models import AnalysisInput
+from repodaily.user_files import open_regular
 
 __all__ = ["MANIFEST", "REQUESTS", "Chunk", "Manifest", "Request", "RequestsFile", "read_manifest", "read_requests"]
 
@@ -111,7 +112,8 @@ def read_manifest(directory: Path) -> Manifest:
     """The export in ``directory``; a ConfigError naming the directory when there is none or it does not read."""
     path = directory / MANIFEST
     try:
-        return Manifest.model_validate_json(path.read_bytes())
+        with open_regular(path) as stream:
+            return Manifest.model_validate_json(stream.read())
     except FileNotFoundError:
         raise ConfigError(f"{directory}: no batch export here (no {MANIFEST}); run `repodaily batch export`") from None
     except OSError as exc:
@@ -124,7 +126,7 @@ def read_requests(directory: Path) -> Iterator[Request]:
     """Each request of the export in ``directory``, in export order."""
     path = directory / REQUESTS
     try:
-        with path.open("rb") as lines:
+        with open_regular(path) as lines:
             for number, line in enumerate(lines, start=1):
                 try:
                     yield Request.model_validate_json(line)

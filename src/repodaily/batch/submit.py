@@ -19,6 +19,7 @@ from repodaily.batch.lines import LineFormat
 from repodaily.batch.manifest import Chunk, Manifest
 from repodaily.errors import ConfigError
 from repodaily.store import Store
+from repodaily.user_files import open_regular
 
 __all__ = ["ChunkStatus", "Sent", "chunk_bytes", "status", "submit"]
 
@@ -39,7 +40,8 @@ def chunk_bytes(directory: Path, chunk: Chunk) -> bytes:
     """The bytes of ``chunk``'s file, as exported; a ConfigError when it is missing or was edited since."""
     path = directory / chunk.file
     try:
-        data = path.read_bytes()
+        with open_regular(path) as stream:
+            data = stream.read()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if hashlib.sha256(data).hexdigest() != chunk.sha256:

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from repodaily import json_input
 from repodaily.errors import ConfigError
 from repodaily.models import ChangeType, Importance, PullRequest
+from repodaily.user_files import open_regular
 
 __all__ = ["GoldLabel", "load_labels"]
 
@@ -91,14 +92,16 @@ _MAX_LABELS_BYTES = 64 * 1024 * 1024
 def load_labels(path: Path) -> list[GoldLabel]:
     """Read and validate a labels file; any problem is a ConfigError naming the file and entry."""
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             data = handle.read(_MAX_LABELS_BYTES + 1)
         if len(data) > _MAX_LABELS_BYTES:
             raise ConfigError(f"{path}: larger than {_MAX_LABELS_BYTES // (1024 * 1024)} MB: not a labels file")
         text = data.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: labels file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read labels file: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read labels file: {exc}") from None
     labels: list[GoldLabel] = []
     first_entry: dict[str, str] = {}

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import date, timedelta
+from datetime import date
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
@@ -30,6 +31,7 @@ from repodaily.evaluation.metrics import (
 )
 from repodaily.models import Analysis, AnalysisStatus, Commit, PullRequest, RepositoryContext
 from repodaily.pipeline import Pipeline
+from repodaily.plan import resolve_days
 
 __all__ = ["EvalRun", "evaluate"]
 
@@ -110,7 +112,12 @@ async def evaluate(
     assert named.name is not None
     repo = named.name
     first_day, last_day = min(label.date for label in labels), max(label.date for label in labels)
-    days = [first_day + timedelta(days=n) for n in range((last_day - first_day).days + 1)]
+    try:  # the days a report could be asked for: none before 1970, in the future or past the longest backfill
+        days = resolve_days(
+            day=None, since=first_day.isoformat(), until=last_day.isoformat(), tz=ZoneInfo(config.timezone)
+        )
+    except ConfigError as exc:
+        raise ConfigError(f"{labels_file}: labelled days {first_day}..{last_day}: {exc}") from None
     prefixes = tuple(label.sha for label in labels)
     # The labelled commits by the repository context the analyzer is told on their day:
     # days that tell the same (most do) are analysed together, as concurrently as one day.

@@ -84,6 +84,8 @@ def register_filters(environment: Environment) -> None:
         inline=text.inline,
         code=text.code,
         cell=text.cell,
+        shorten=text.shorten,
+        shown_lines=text.shown_lines,
         url=text.url,
         counted=counted,
         number=lambda n: f"{n:,}",
@@ -108,9 +110,10 @@ def _html_text(value: object) -> object:
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 
 
-def _spans(text: str) -> Markup:
-    """Foreign prose for an HTML page: escaped, its code spans (as the Markdown shows them) in ``<code>``."""
-    escaped = str(Markup.escape(_CONTROL.sub("\ufffd", text)))
+def _spans(prose: str) -> Markup:
+    """Foreign prose for an HTML page, cut as the Markdown cuts it (:func:`~repodaily.render.text.shorten`):
+    escaped, its code spans (as the Markdown shows them) in ``<code>``."""
+    escaped = str(Markup.escape(_CONTROL.sub("\ufffd", text.shorten(prose))))
     return Markup(_CODE_SPAN.sub(lambda match: f"<code>{match[2].strip()}</code>", escaped))
 
 

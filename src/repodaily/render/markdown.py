@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from repodaily.errors import RenderError
 from repodaily.models import DailyReport, Importance, ReportCommit
-from repodaily.render.anchors import github_slug
+from repodaily.render.anchors import commit_anchor, github_slug
 from repodaily.render.environment import create_environment, template_error
 from repodaily.render.labels import IMPORTANCE_EMOJI, LABELS, Labels
-from repodaily.render.text import plain_text
+from repodaily.render.text import TITLE_CHARS, plain_text, shorten
 
 REPORT_TEMPLATE = "report.md.j2"
 #: Started only where a run of blanks starts: tried inside a long run too, it would cost time quadratic in it.
@@ -40,8 +40,12 @@ class ImportanceGroup:
 
 
 def commit_title(commit: ReportCommit) -> str:
-    """The heading of a commit's section: its subject, or its short SHA when the subject is blank."""
-    return commit.subject if commit.subject.strip() else commit.short_sha
+    """The heading of a commit's section: its subject (its first :data:`TITLE_CHARS`), or its short SHA when blank.
+
+    Headings, the table of contents, anchors, feeds and the search index all show this one title, so a
+    shortened one still links to its section.
+    """
+    return shorten(commit.subject, TITLE_CHARS) if commit.subject.strip() else commit.short_sha
 
 
 def pull_title(commit: ReportCommit) -> str:
@@ -93,7 +97,8 @@ def render_json(report: DailyReport) -> str:
 def importance_groups(report: DailyReport, labels: Labels) -> list[ImportanceGroup]:
     """Non-empty groups, high to low, each with its heading and that heading's GitHub slug."""
     members = {level: [c for c in report.commits if c.analysis.importance == level] for level in Importance}
-    seen: dict[str, int] = {}
+    # The commits' own anchors are taken first: a commit titled "c-1a2b3c4" must not take another commit's id.
+    seen: dict[str, int] = {commit_anchor(commit.short_sha): 0 for commit in report.commits}
     heading_slugs(report, labels, seen)
     groups = []
     for level, commits in members.items():

@@ -17,6 +17,9 @@ only links in a report are the ones the templates write.
   the cell, or pair a backtick across our ``<br>`` respelt.
 - :func:`plain_text` — what a renderer displays for :func:`plain` output, so
   heading anchors can be computed without rendering.
+- :func:`shorten` and :func:`shown_lines` — how much of a foreign text one
+  place shows: a commit title of 100,000 characters is kept whole in the JSON,
+  but every Markdown, HTML and e-mail place that shows it shows its start.
 
 How it works. Text is first read the way a CommonMark parser reads it
 (:func:`_units`): code spans, paired as CommonMark pairs backtick runs;
@@ -43,6 +46,7 @@ from __future__ import annotations
 import functools
 import re
 import string
+import unicodedata
 from bisect import bisect_left
 from collections.abc import Iterable
 from typing import NamedTuple
@@ -57,6 +61,17 @@ _LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _CONTROL = controls_except("\t")
 _BACKTICK_RUN = re.compile(r"`+")
 _ASCII_PUNCTUATION = frozenset(string.punctuation)
+#: The most of one foreign line a report shows (a table line, an author, a highlight): far above any
+#: real one (vLLM's longest message line is 441 characters), far below what a hostile commit can hold.
+LINE_CHARS = 1000
+#: The most of a commit's title a heading, a table of contents, a feed or the search index shows.
+TITLE_CHARS = 300
+#: The most lines, and characters, of one commit's message the commit table shows (vLLM's most: 86 and 3,624).
+TABLE_LINES = 100
+TABLE_CHARS = 8000
+_ELLIPSIS = "…"
+# What belongs to the character before it: a cut there would leave half a character (an accent, an emoji sequence).
+_JOINS_BEFORE = frozenset("\u200d\ufe0e\ufe0f")
 _NOT_TEXT = "\0"  # stands for a code span in the shown text; real NULs are replaced first
 
 # The inert spelling of each character that can start markup somewhere.
@@ -217,6 +232,34 @@ def _clean(text: str) -> str:
     return _CONTROL.sub("\ufffd", _LINE_BREAK.sub(" ", text))
 
 
+def shorten(text: str, limit: int = LINE_CHARS) -> str:
+    """``text`` cut to at most ``limit`` characters, an ellipsis ending a cut one.
+
+    Cut before escaping, so no escape or entity is split, and never between a
+    character and the marks or joiners that complete it. A code span cut in
+    two leaves an unpaired backtick, which the escaping then shows as text.
+    """
+    if len(text) <= limit:
+        return text
+    end = limit - 1
+    while end > 0 and (unicodedata.combining(text[end]) or text[end] in _JOINS_BEFORE or text[end - 1] == "\u200d"):
+        end -= 1
+    return text[:end].rstrip() + _ELLIPSIS
+
+
+def shown_lines(lines: Iterable[str]) -> list[str]:
+    """The lines of a message a commit table shows: at most :data:`TABLE_LINES` and :data:`TABLE_CHARS`, cut."""
+    shown: list[str] = []
+    room = TABLE_CHARS
+    for number, line in enumerate(lines):
+        if number == TABLE_LINES or room <= 0:
+            shown.append(_ELLIPSIS)
+            break
+        shown.append(shorten(line, min(LINE_CHARS, room)))
+        room -= len(shown[-1])
+    return shown
+
+
 def _span_content(source: str) -> str:
     """What a code span shows: its content, less one space at each end if both have one and it is not all spaces."""
     width = len(source) - len(source.lstrip("`"))
@@ -261,18 +304,19 @@ def _prose(text: str, always: frozenset[str]) -> str:
 
 
 def plain(text: str) -> str:
-    """Commit text as one line of Markdown that displays exactly that text (code spans kept)."""
-    return _prose(text, _PLAIN_ALWAYS)
+    """Commit text as one line of Markdown that displays that text (code spans kept), its first :data:`LINE_CHARS`."""
+    return _prose(shorten(text), _PLAIN_ALWAYS)
 
 
 def inline(text: str) -> str:
-    """Analyzer text as one line of inline Markdown: no blocks, links or HTML; emphasis allowed."""
-    return _prose(text, _INLINE_ALWAYS)
+    """Analyzer text as one line of inline Markdown: no blocks, links or HTML; emphasis allowed; its first
+    :data:`LINE_CHARS` (a path of thousands of characters the analysis names is cut, as commit text is)."""
+    return _prose(shorten(text), _INLINE_ALWAYS)
 
 
 def plain_text(text: str) -> str:
     """The text a Markdown renderer shows for ``plain(text)``: code span delimiters removed."""
-    cleaned = _clean(text)
+    cleaned = _clean(shorten(text))
     if "`" not in cleaned:
         return cleaned.strip()
     return "".join(
@@ -309,7 +353,7 @@ def cell(value: str | Iterable[str]) -> str:
     final backslash (it would escape the ``<`` of ``<br>``). A line break
     inside one value becomes a space (it would end the row).
     """
-    lines = [value] if isinstance(value, str) else value
+    lines = shown_lines([value] if isinstance(value, str) else value)
     joined = _CELL_SEPARATOR.join(
         _escaped(_clean(line), _CELL_ALWAYS, _CELL_CONTEXT, backslash_escapes=True) for line in lines
     )

@@ -8,10 +8,13 @@ path on every file system (a name is foreign text too).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import date
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+# Far above any real repository's name (GitHub's: 100), far below a file name's limit (255 bytes).
+_SEGMENT_CHARS = 64
 
 INDEX = "index.html"
 SEARCH = "search.html"
@@ -20,8 +23,17 @@ FEEDS = {"rss": "feed.xml", "atom": "atom.xml"}
 
 
 def _segment(part: str) -> str:
+    """``part`` when it is safe as it is; else its safe characters and a hash of the whole of it.
+
+    Names that reduce alike (``a#b``, ``a?b``, ``a_b``) would share a folder, one's
+    pages overwriting the other's, and a name past a file name's length could not be
+    written at all: the hash keeps each apart, and the cut keeps it short.
+    """
     safe = _UNSAFE.sub("_", part).strip(".") or "_"
-    return safe
+    if safe == part and len(part) <= _SEGMENT_CHARS:
+        return part
+    digest = hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return f"{safe[:_SEGMENT_CHARS]}-{digest}"
 
 
 def repo_dir(repo: str) -> str:

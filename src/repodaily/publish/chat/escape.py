@@ -22,6 +22,7 @@ import re
 from urllib.parse import quote, urlsplit
 
 from repodaily.controls import controls_except
+from repodaily.render.text import shorten
 
 __all__ = ["clip", "defang", "link_target", "markdown", "one_line", "plain", "slack", "slack_link_target"]
 
@@ -47,8 +48,11 @@ def one_line(text: str) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """``text`` cut to ``limit`` characters, an ellipsis ending a cut one, so no one field fills a message."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """``text`` cut to ``limit`` characters, an ellipsis ending a cut one, so no one field fills a message.
+
+    Cut as a report cuts (:func:`repodaily.render.text.shorten`): never between a character and its accent.
+    """
+    return shorten(text, limit)
 
 
 def defang(text: str) -> str:
