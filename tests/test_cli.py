@@ -667,6 +667,16 @@ def test_bad_input_is_one_line_with_its_exit_code_and_no_report(demo_repo, bad_i
     assert not (bad_inputs / "out").exists()
 
 
+def test_the_null_device_as_config_is_an_empty_config(demo_repo, tmp_path):
+    """``--config /dev/null`` is the shell's "no config": a device, but one that reads as empty at once."""
+    out = tmp_path / "out"
+    result = _run_cli(
+        "report", str(demo_repo), "--name", "o/r", "--date", "2026-03-02", "--output", str(out), "--config", os.devnull
+    )
+    assert result.returncode == 0, result.stderr
+    assert list(out.rglob("*.md"))
+
+
 def test_eval_json_into_a_fifo_no_one_reads_is_one_line_not_a_hang(demo_repo, tmp_path):
     """Opening a FIFO to write waits for a reader: with none, eval would print its table and never end."""
     sha = subprocess.run(

@@ -7,7 +7,9 @@ lines) reads on for ever; a directory fails later with a message about
 something else. No file repodaily reads is any of these, so anything but a
 regular file is refused before a byte is read: the FIFO is opened without
 waiting for a writer, and what was opened is checked, not the path, which
-could change in between.
+could change in between. The one device let through is the null device
+(``--config /dev/null``, the shell's way of saying "no config"), which reads as
+an empty file at once.
 """
 
 from __future__ import annotations
@@ -45,14 +47,21 @@ def open_regular(path: str | Path) -> BinaryIO:
     """``path`` opened for reading in binary; a :class:`NotRegularFile` when it is not a regular file."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise NotRegularFile(path, mode)
+        opened = os.fstat(fd)
+        if not stat.S_ISREG(opened.st_mode) and not _is_null_device(opened):
+            raise NotRegularFile(path, opened.st_mode)
         os.set_blocking(fd, True)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
         raise
+
+
+def _is_null_device(opened: os.stat_result) -> bool:
+    try:
+        return os.path.samestat(opened, os.stat(os.devnull))
+    except OSError:
+        return False
 
 
 def write_named(path: str | Path, data: bytes) -> None:
