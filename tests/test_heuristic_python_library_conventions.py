@@ -241,6 +241,27 @@ def test_a_modernizer_run_over_the_code_is_a_low_refactor(repo: Repo) -> None:
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
 
 
+_LINTED_PYPROJECT = """[project]
+name = "plugs"
+
+[tool.ruff.lint.per-file-ignores]
+"src/plugs/_tracing.py" = ["UP"]
+"""
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Fix per file ruff ignores related to typing", "Fix `_tracing.py` pre-commit errors"],
+)
+def test_a_linters_ignores_or_findings_worked_off_are_a_low_refactor(repo: Repo, title: str) -> None:
+    # The suppressions go and the code the linter flagged is rewritten: the "fix" is the linter's, not a user's.
+    repo.change("Add tracer", {"src/plugs/_tracing.py": _OLD_STYLE, "pyproject.toml": _LINTED_PYPROJECT})
+    modern = _OLD_STYLE.replace("class Tracer(object):", "class Tracer:").replace("super(Tracer, self)", "super()")
+    unignored = _LINTED_PYPROJECT.split("\n\n[tool.ruff")[0] + "\n"
+    result = analyse(repo.change(title, {"src/plugs/_tracing.py": modern, "pyproject.toml": unignored}))
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
 _HOOKS = '''def pytest_xdist_setupnodes(config, specs):
     """Called before any remote node is set up.
 
