@@ -151,3 +151,27 @@ def test_a_model_told_to_use_an_in_tree_mechanism_is_a_vllm_refactor(tmp_path: P
     assert migrated == (ChangeType.refactor, Importance.low)
     # The same edit the title calls a fix is one.
     assert judge("[Model] Use mm_position to fix wrong mrope positions for Qwen2-VL")[0] == ChangeType.fix
+
+
+def _table(rows: int, *, aligned: bool) -> str:
+    """A kernel-config table the formatter was told to leave alone (``aligned``), or the same table laid out anew."""
+    if aligned:
+        body = "".join(f"    ({i:>4}, {i * 2:>5}),  # block sizes\n" for i in range(rows))
+        return f"# yapf: disable\nCONFIGS = [\n{body}]\n# yapf: enable\n"
+    body = "".join(f"    ({i}, {i * 2}),  # block sizes\n" for i in range(rows))
+    return f"CONFIGS = [\n{body}]\n"
+
+
+def test_formatter_markers_dropped_and_the_code_laid_out_anew_is_a_low_refactor(tmp_path: Path) -> None:
+    # Hundreds of core lines change, but only as the formatter lays them out once its markers go.
+    path = "vllm/model_executor/layers/fused_moe/configs.py"
+    repo = Repo(tmp_path, {path: _table(600, aligned=True)})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+    commit = repo.change("Remove all references to the old formatter", {path: _table(600, aligned=False)})
+    analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # A value changed beside the markers is code: the large core change carries its risk again.
+    repo.change("Restore", {path: _table(600, aligned=True)})
+    retuned = _table(600, aligned=False).replace("(7, 14)", "(7, 16)")
+    commit = repo.change("Remove all references to the old formatter", {path: retuned})
+    assert analyzer.analyze_sync(heuristic_input(commit, analyzer)).importance == Importance.medium
