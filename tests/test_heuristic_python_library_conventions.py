@@ -282,3 +282,29 @@ def test_updated_links_are_documentation_an_updated_url_need_not_be(repo: Repo) 
     assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
     fetched = moved.replace("releases/1.0/", "downloads/1.0/")
     assert analyse(repo.change("Update the download URL", {"src/plugs/newhooks.py": fetched})).type != ChangeType.docs
+
+
+_SETTINGS = """from dataclasses import dataclass
+
+
+@dataclass
+class SchedulerConfig:
+    max_num_seqs: int = 128
+    max_num_batched_tokens: int = \\
+        DEFAULT_MAX_NUM_BATCHED_TOKENS
+"""
+
+
+def test_a_default_a_formatter_wraps_anew_is_no_changed_default(repo: Repo) -> None:
+    # The backslash continuation becomes a wrapping parenthesis: the default reads the same.
+    repo.change("Add scheduler settings", {"src/plugs/config.py": _SETTINGS})
+    name = "DEFAULT_MAX_NUM_BATCHED_TOKENS"
+    wrapped = _SETTINGS.replace(f"= \\\n        {name}\n", f"= (\n        {name}\n    )\n")
+    assert wrapped != _SETTINGS
+    result = analyse(repo.change("Run ruff format on the settings", {"src/plugs/config.py": wrapped}))
+    assert (result.type, result.importance, result.flags.breaking) == (ChangeType.refactor, Importance.low, False)
+    assert not result.surface
+    # A new default wrapped the same way is still one.
+    raised = wrapped.replace(name, f"{name} * 2")
+    result = analyse(repo.change("Raise the batched-token default", {"src/plugs/config.py": raised}))
+    assert [(s.name, s.new) for s in result.surface] == [("max_num_batched_tokens", f"{name} * 2")]

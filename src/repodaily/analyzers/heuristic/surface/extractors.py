@@ -186,8 +186,14 @@ def env_vars(side: Side) -> Iterator[Found]:
             yield Found(SurfaceKind.env_var, entry.group("name"))
 
 
-# Fields of a dataclass or pydantic model, a class body's annotated assignments.
-_FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>[^\n]+)$", re.M)
+# Fields of a dataclass or pydantic model, a class body's annotated assignments. A long value a formatter
+# wraps goes on over lines, each ending in a backslash (`x: dict = \`) or inside a parenthesis left open
+# (`x: dict = (`, read through in a class body only: a method's local is no field), and is read through:
+# the same default laid out anew is no changed default.
+_FIELD = re.compile(
+    r"^(?P<indent>[ \t]+)(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>(?:[^\n]*\\\n)*[^\n]+)$", re.M
+)
+_CONTINUATION = re.compile(r"\s*\\\n\s*")
 #: A public field of a Rust struct, one per line (`pub ignore_bare_repo: bool,`): serde reads it as a key.
 _RUST_FIELD = re.compile(r"^[ \t]+pub\s+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^,;=(){}\n]+,?[ \t]*(//[^\n]*)?$", re.M)
 _CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.(py|rs)$)")
@@ -214,7 +220,9 @@ def config_keys(side: Side) -> Iterator[Found]:
     for field in _FIELD.finditer(side.text):
         if keyword.iskeyword(field.group("name")):  # `else: x = 1` is a statement, not a field
             continue
-        value = field.group("value")
+        value = _CONTINUATION.sub(" ", field.group("value")).strip()
+        if value == "(" and len(field.group("indent").expandtabs(4)) == 4:
+            value = " ".join(balanced(side.text, field.end("value")).split())
         if value.startswith(("Field(", "field(")):
             value = _default(value, _DEFAULT.search(value)) or ""
         yield Found(SurfaceKind.config_key, field.group("name"), _value(value))
