@@ -292,14 +292,23 @@ class SchedulerConfig:
     max_num_seqs: int = 128
     max_num_batched_tokens: int = \\
         DEFAULT_MAX_NUM_BATCHED_TOKENS
+    capture_sizes: list[int] = get_field(CompilationConfig,
+                                         "capture_sizes")
+    padding: int = current_platform\\
+        .padding()
 """
 
 
 def test_a_default_a_formatter_wraps_anew_is_no_changed_default(repo: Repo) -> None:
-    # The backslash continuation becomes a wrapping parenthesis: the default reads the same.
+    # A formatter wraps the defaults anew (a parenthesis for a backslash, a hanging call and a continued
+    # attribute joined): they read the same.
     repo.change("Add scheduler settings", {"src/plugs/config.py": _SETTINGS})
     name = "DEFAULT_MAX_NUM_BATCHED_TOKENS"
-    wrapped = _SETTINGS.replace(f"= \\\n        {name}\n", f"= (\n        {name}\n    )\n")
+    wrapped = (
+        _SETTINGS.replace(f"= \\\n        {name}\n", f"= (\n        {name}\n    )\n")
+        .replace(",\n                                         ", ", ")
+        .replace("\\\n        .padding()", ".padding()")
+    )
     assert wrapped != _SETTINGS
     result = analyse(repo.change("Run ruff format on the settings", {"src/plugs/config.py": wrapped}))
     assert (result.type, result.importance, result.flags.breaking) == (ChangeType.refactor, Importance.low, False)
