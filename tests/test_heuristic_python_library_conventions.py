@@ -241,6 +241,27 @@ def test_a_modernizer_run_over_the_code_is_a_low_refactor(repo: Repo) -> None:
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
 
 
+_LINTED_PYPROJECT = """[project]
+name = "plugs"
+
+[tool.ruff.lint.per-file-ignores]
+"src/plugs/_tracing.py" = ["UP"]
+"""
+
+
+@pytest.mark.parametrize(
+    "title",
+    ["Fix per file ruff ignores related to typing", "Fix `_tracing.py` pre-commit errors"],
+)
+def test_a_linters_ignores_or_findings_worked_off_are_a_low_refactor(repo: Repo, title: str) -> None:
+    # The suppressions go and the code the linter flagged is rewritten: the "fix" is the linter's, not a user's.
+    repo.change("Add tracer", {"src/plugs/_tracing.py": _OLD_STYLE, "pyproject.toml": _LINTED_PYPROJECT})
+    modern = _OLD_STYLE.replace("class Tracer(object):", "class Tracer:").replace("super(Tracer, self)", "super()")
+    unignored = _LINTED_PYPROJECT.split("\n\n[tool.ruff")[0] + "\n"
+    result = analyse(repo.change(title, {"src/plugs/_tracing.py": modern, "pyproject.toml": unignored}))
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+
+
 _HOOKS = '''def pytest_xdist_setupnodes(config, specs):
     """Called before any remote node is set up.
 
@@ -261,3 +282,38 @@ def test_updated_links_are_documentation_an_updated_url_need_not_be(repo: Repo) 
     assert (result.type, result.importance) == (ChangeType.docs, Importance.low)
     fetched = moved.replace("releases/1.0/", "downloads/1.0/")
     assert analyse(repo.change("Update the download URL", {"src/plugs/newhooks.py": fetched})).type != ChangeType.docs
+
+
+_SETTINGS = """from dataclasses import dataclass
+
+
+@dataclass
+class SchedulerConfig:
+    max_num_seqs: int = 128
+    max_num_batched_tokens: int = \\
+        DEFAULT_MAX_NUM_BATCHED_TOKENS
+    capture_sizes: list[int] = get_field(CompilationConfig,
+                                         "capture_sizes")
+    padding: int = current_platform\\
+        .padding()
+"""
+
+
+def test_a_default_a_formatter_wraps_anew_is_no_changed_default(repo: Repo) -> None:
+    # A formatter wraps the defaults anew (a parenthesis for a backslash, a hanging call and a continued
+    # attribute joined): they read the same.
+    repo.change("Add scheduler settings", {"src/plugs/config.py": _SETTINGS})
+    name = "DEFAULT_MAX_NUM_BATCHED_TOKENS"
+    wrapped = (
+        _SETTINGS.replace(f"= \\\n        {name}\n", f"= (\n        {name}\n    )\n")
+        .replace(",\n                                         ", ", ")
+        .replace("\\\n        .padding()", ".padding()")
+    )
+    assert wrapped != _SETTINGS
+    result = analyse(repo.change("Run ruff format on the settings", {"src/plugs/config.py": wrapped}))
+    assert (result.type, result.importance, result.flags.breaking) == (ChangeType.refactor, Importance.low, False)
+    assert not result.surface
+    # A new default wrapped the same way is still one.
+    raised = wrapped.replace(name, f"{name} * 2")
+    result = analyse(repo.change("Raise the batched-token default", {"src/plugs/config.py": raised}))
+    assert [(s.name, s.new) for s in result.surface] == [("max_num_batched_tokens", f"{name} * 2")]

@@ -112,3 +112,66 @@ def test_a_model_moved_onto_the_shared_weight_loader_is_a_vllm_refactor(tmp_path
     analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
     analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
     assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+
+
+_VL_MODEL = """\
+class Qwen2VLForConditionalGeneration:
+    \"\"\"Qwen2-VL: a vision encoder in front of the Qwen2 decoder.\"\"\"
+
+    def get_mrope_input_positions(self, input_tokens, image_grid_thw):
+        positions = []
+        for t, h, w in image_grid_thw:
+            positions.append(self.grid_positions(t, h // 2, w // 2))
+        return self.merge(input_tokens, positions)
+"""
+_VL_MIGRATED = """\
+class Qwen2VLForConditionalGeneration:
+    \"\"\"Qwen2-VL: a vision encoder in front of the Qwen2 decoder.\"\"\"
+
+    def get_mrope_input_positions(self, input_tokens, mm_features):
+        positions = []
+        for feature in sorted(mm_features, key=lambda f: f.mm_position.offset):
+            t, h, w = feature.data["image_grid_thw"].tolist()
+            positions.append(self.grid_positions(t, h // 2, w // 2))
+        return self.merge(input_tokens, positions)
+"""
+
+
+def test_a_model_told_to_use_an_in_tree_mechanism_is_a_vllm_refactor(tmp_path: Path) -> None:
+    path = "vllm/model_executor/models/qwen2_vl.py"
+    repo = Repo(tmp_path, {path: _VL_MODEL})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+
+    def judge(title: str) -> tuple[ChangeType, Importance]:
+        analysis = analyzer.analyze_sync(heuristic_input(repo.change(title, {path: _VL_MIGRATED}), analyzer))
+        repo.change("Restore", {path: _VL_MODEL})
+        return analysis.type, analysis.importance
+
+    migrated = judge("[Model] Use mm_position to compute mrope positions for Qwen2-VL")
+    assert migrated == (ChangeType.refactor, Importance.low)
+    # The same edit the title calls a fix is one.
+    assert judge("[Model] Use mm_position to fix wrong mrope positions for Qwen2-VL")[0] == ChangeType.fix
+
+
+def _table(rows: int, *, aligned: bool) -> str:
+    """A kernel-config table the formatter was told to leave alone (``aligned``), or the same table laid out anew."""
+    if aligned:
+        body = "".join(f"    ({i:>4}, {i * 2:>5}),  # block sizes\n" for i in range(rows))
+        return f"# yapf: disable\nCONFIGS = [\n{body}]\n# yapf: enable\n"
+    body = "".join(f"    ({i}, {i * 2}),  # block sizes\n" for i in range(rows))
+    return f"CONFIGS = [\n{body}]\n"
+
+
+def test_formatter_markers_dropped_and_the_code_laid_out_anew_is_a_low_refactor(tmp_path: Path) -> None:
+    # Hundreds of core lines change, but only as the formatter lays them out once its markers go.
+    path = "vllm/model_executor/layers/fused_moe/configs.py"
+    repo = Repo(tmp_path, {path: _table(600, aligned=True)})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+    commit = repo.change("Remove all references to the old formatter", {path: _table(600, aligned=False)})
+    analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # A value changed beside the markers is code: the large core change carries its risk again.
+    repo.change("Restore", {path: _table(600, aligned=True)})
+    retuned = _table(600, aligned=False).replace("(7, 14)", "(7, 16)")
+    commit = repo.change("Remove all references to the old formatter", {path: retuned})
+    assert analyzer.analyze_sync(heuristic_input(commit, analyzer)).importance == Importance.medium

@@ -21,7 +21,17 @@ from collections.abc import Callable
 
 from repodaily.models import ContextFile, Coverage, FileStatus
 
-__all__ = ["bare_code", "changed_lines", "hunk_blocks", "layout_only", "marked_sides", "only_set_aside", "whole_hunks"]
+__all__ = [
+    "bare_code",
+    "changed_lines",
+    "hunk_blocks",
+    "indent_matters",
+    "laid_out_alike",
+    "layout_only",
+    "marked_sides",
+    "only_set_aside",
+    "whole_hunks",
+]
 
 _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
@@ -36,12 +46,17 @@ _BRACED += (".c", ".h", ".cc", ".cpp", ".cxx", ".hh", ".hpp", ".cs", ".go", ".rs
 def layout_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch holds the same code before and after, laid out anew."""
     read = False
-    indented = not file.path.endswith(_BRACED)
+    indented = indent_matters(file)
     for hunk in whole_hunks(file):
         if not _same_code(hunk, indented):
             return False
         read = True
     return read
+
+
+def indent_matters(file: ContextFile) -> bool:
+    """Whether the file's language writes its blocks with indentation, not braces."""
+    return not file.path.endswith(_BRACED)
 
 
 def whole_hunks(file: ContextFile) -> list[str]:
@@ -99,11 +114,16 @@ def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
 def _same_code(hunk: str, indented: bool) -> bool:
     """The hunk holds the same code before and after; at the same depth too where ``indented`` (it carries meaning)."""
     removed, added = changed_lines(hunk)
-    if (indented and _depth(removed) != _depth(added)) or bare_code(removed) != bare_code(added):
+    if not laid_out_alike(removed, added, indented):
         return False
     # The same lines may still have moved past the code between them: the hunk must read alike in order.
     before, after = _sides(hunk)
     return bare_code(before) == bare_code(after)
+
+
+def laid_out_alike(removed: list[str], added: list[str], indented: bool) -> bool:
+    """The lines hold the same code, at the same depth too where ``indented`` (it carries meaning)."""
+    return not (indented and _depth(removed) != _depth(added)) and bare_code(removed) == bare_code(added)
 
 
 def _sides(hunk: str) -> tuple[list[str], list[str]]:

@@ -10,15 +10,20 @@ developers' build sees the difference. Their kin ask for a warning instead: Rust
 ``#[must_use]`` on a function or type (clippy suggests it for every value-returning
 method) warns a caller who drops the value, and ``#![deny(...)]``/``#![warn(...)]``
 raise a lint's level; libraries add them in sweeps ("add suggested must_use"), and
-the program still does what it did. A patch that changes anything else, once
-such directives are set aside, is none of these.
+the program still does what it did. A formatter's directives are of the kind
+(``# yapf: disable``, ``# fmt: off``, ``# isort: skip``, ``// clang-format off``,
+``// prettier-ignore``): they keep the formatter off a block, and once they go
+the formatter lays the block out anew, which changes no code either. A patch
+that changes anything else, once such directives and layout are set aside, is
+none of these.
 """
 
 from __future__ import annotations
 
 import re
+from functools import partial
 
-from repodaily.analyzers.heuristic.layout import changed_lines, only_set_aside
+from repodaily.analyzers.heuristic.layout import changed_lines, indent_matters, laid_out_alike, only_set_aside
 from repodaily.models import ContextFile
 
 __all__ = ["suppressions_only"]
@@ -32,7 +37,8 @@ _ATTRIBUTE = re.compile(
 #: where a run of blanks starts: inside one, a long run would cost time quadratic in its length).
 _DIRECTIVE = re.compile(
     r"(?<!\s)\s*(#|//|/\*)\s*(noqa\b|type:\s*ignore\b|pyright:\s*ignore\b|pylint:\s*disable|eslint-disable|"
-    r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable)[^\n]*$"
+    r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable|yapf:\s*(disable|enable)\b|"
+    r"fmt:\s*(off|on|skip)\b|isort:\s*(skip|off|on)\b|clang-format\s+(off|on)\b|prettier-ignore\b)[^\n]*$"
 )
 #: The cheap test a patch with such a directive passes before the regexes run.
 _HINTS = (
@@ -49,6 +55,11 @@ _HINTS = (
     "@ts-",
     "NOLINT",
     "nolint",
+    "yapf",
+    "fmt:",
+    "isort:",
+    "clang-format",
+    "prettier-ignore",
 )
 
 
@@ -56,20 +67,19 @@ def suppressions_only(file: ContextFile) -> bool:
     """Every hunk of the file's whole patch adds or drops warning suppressions and changes no code."""
     if not any(hint in file.text for hint in _HINTS):
         return False
-    return only_set_aside(file, _changes_suppressions)
+    return only_set_aside(file, partial(_changes_suppressions, indented=indent_matters(file)))
 
 
-def _changes_suppressions(hunk: str) -> bool | None:
+def _changes_suppressions(hunk: str, *, indented: bool) -> bool | None:
     """True: the hunk changes suppressions and nothing else; False: it changes nothing; None: it changes code.
 
-    A hunk that only moves blank lines changes no suppression either: a formatter's (see :mod:`.layout`).
+    Code only laid out anew, as a formatter does once its directives go, is no change
+    (see :mod:`.layout`); a hunk that changes nothing else changes no suppression either.
     """
     removed, added = changed_lines(hunk)
-    if removed == added:
-        return False
-    if _code(removed) != _code(added) or not any(map(_suppresses, removed + added)):
+    if not laid_out_alike(_code(removed), _code(added), indented):
         return None
-    return True
+    return any(map(_suppresses, removed + added))
 
 
 def _suppresses(line: str) -> bool:

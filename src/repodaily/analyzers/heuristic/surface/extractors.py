@@ -186,8 +186,33 @@ def env_vars(side: Side) -> Iterator[Found]:
             yield Found(SurfaceKind.env_var, entry.group("name"))
 
 
-# Fields of a dataclass or pydantic model, a class body's annotated assignments.
-_FIELD = re.compile(r"^[ \t]+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>[^\n]+)$", re.M)
+# Fields of a dataclass or pydantic model, a class body's annotated assignments. A long value a formatter
+# wraps goes on over lines, each ending in a backslash (`x: dict = \`) or inside a parenthesis left open
+# (`x: dict = (`, read through in a class body only: a method's local is no field), and is read through:
+# the same default laid out anew is no changed default.
+_FIELD = re.compile(
+    r"^(?P<indent>[ \t]+)(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^=\n]+?=\s*(?P<value>(?:[^\n]*\\\n)*[^\n]+)$", re.M
+)
+_CONTINUATION = re.compile(r"\s*\\\n\s*")
+#: Blanks a formatter may put before a closing bracket or an attribute's dot, or after an opening bracket.
+_WRAP_BLANKS = re.compile(r"\s+(?=[.)\]}])|(?<=[(\[{])\s+")
+_STRING = re.compile(r""""[^"]*"|'[^']*'""")
+
+
+def _joined(value: str) -> str:
+    """A value written over several lines as one line, however a formatter broke it, without its comments."""
+    lines = (line.split("  #")[0] for line in _CONTINUATION.sub(" \n", value).split("\n"))
+    return _WRAP_BLANKS.sub("", " ".join(" ".join(lines).split()))
+
+
+def _closed(value: str) -> bool:
+    """Whether a value read off its line closes every bracket it opens: one that goes on below (a call a formatter
+    wraps after its first argument) or a parameter's that ends a signature (`x: int = 0) -> None:`) is cut off,
+    and no default to compare."""
+    code = _STRING.sub("", value)
+    return sum(map(code.count, "([{")) == sum(map(code.count, ")]}"))
+
+
 #: A public field of a Rust struct, one per line (`pub ignore_bare_repo: bool,`): serde reads it as a key.
 _RUST_FIELD = re.compile(r"^[ \t]+pub\s+(?P<name>[a-z][a-z0-9_]*)\s*:\s*[^,;=(){}\n]+,?[ \t]*(//[^\n]*)?$", re.M)
 _CONFIG_PATH = re.compile(r"(^|/)[^/]*(config|settings|options|arg_utils)[^/]*(/|\.(py|rs)$)")
@@ -215,9 +240,13 @@ def config_keys(side: Side) -> Iterator[Found]:
         if keyword.iskeyword(field.group("name")):  # `else: x = 1` is a statement, not a field
             continue
         value = field.group("value")
+        if "\n" in value:
+            value = _joined(value)
+        elif value.strip() == "(" and len(field.group("indent").expandtabs(4)) == 4:
+            value = _joined(balanced(side.text, field.end("value")))
         if value.startswith(("Field(", "field(")):
             value = _default(value, _DEFAULT.search(value)) or ""
-        yield Found(SurfaceKind.config_key, field.group("name"), _value(value))
+        yield Found(SurfaceKind.config_key, field.group("name"), _value(value) if _closed(value) else None)
 
 
 # HTTP routes: FastAPI/Flask/Express decorators and calls, `add_api_route`, Go's `Handle`/`HandleFunc` (with
