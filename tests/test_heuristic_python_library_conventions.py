@@ -155,6 +155,46 @@ def test_dependency_groups_bind_no_user(repo: Repo) -> None:
     assert not result.flags.user_facing
 
 
+_MINIMUM_GROUP = """[project]
+name = "plugs"
+requires-python = ">=3.9"
+dependencies = [
+  "attrs>=23.1",
+  "pluggy>=1.5",
+]
+
+[dependency-groups]
+build = [
+  "build",
+  "check-manifest",
+  "check-wheel-contents",
+  "twine",
+]
+pytest-min = [
+  "attrs==23.1",
+  "coverage==7.15.1",
+  "pluggy==1.5",
+  "pytest==8.4",
+]
+typing = [
+  "pyright",
+]
+"""
+
+
+def test_a_group_of_exact_pins_dropped_below_the_context_takes_nothing_from_users(repo: Repo) -> None:
+    # The group's header lies above git's context; its exact pins still say it locks one test environment.
+    repo.change("Add packaging", {"pyproject.toml": _MINIMUM_GROUP, "plugs/__init__.py": "import attrs\n"})
+    group = _MINIMUM_GROUP[_MINIMUM_GROUP.index("pytest-min") : _MINIMUM_GROUP.index("typing")]
+    simpler = _MINIMUM_GROUP.replace(group, "")
+    result = analyse(repo.change("Simplify testing minimum dependencies", {"pyproject.toml": simpler}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+    # A floor dropped from what users install, while the package still imports it, still breaks them.
+    dropped = simpler.replace('  "attrs>=23.1",\n', "")
+    assert analyse(repo.change("Drop attrs", {"pyproject.toml": dropped})).flags.breaking
+
+
 _TYPING_EXAMPLE = """import plugs
 
 
