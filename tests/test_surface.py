@@ -276,6 +276,32 @@ def test_deprecation_that_warns_then_raises_names_its_replacement(repo: Repo) ->
     assert ("deprecation", "now_raises", "--legacy", None, None, "--mode") in surface(analyse(commit))
 
 
+def test_a_new_warning_beside_a_guard_that_raises_another_error_is_a_deprecation_not_one_that_raises(
+    repo: Repo,
+) -> None:
+    guarded = (
+        "import warnings\n\n\ndef marked_scope(kwargs):\n"
+        '    if "scope" in kwargs and "loop_scope" in kwargs:\n'
+        "        raise UsageError(_DUPLICATE_SCOPE)\n"
+        '    return kwargs.get("loop_scope") or kwargs.get("scope", "function")\n'
+    )
+    repo.change("Add scopes", {"engine/markers.py": guarded})
+    warns = (
+        "import warnings\n\n"
+        '_SCOPE_DEPRECATION = """\\\nThe "scope" argument has been deprecated. Use "loop_scope" instead.\n"""\n\n\n'
+        "def marked_scope(kwargs):\n"
+        '    if "scope" in kwargs:\n'
+        '        if "loop_scope" in kwargs:\n'
+        "            raise UsageError(_DUPLICATE_SCOPE)\n"
+        "        warnings.warn(DeprecationWarning(_SCOPE_DEPRECATION))\n"
+        '    return kwargs.get("loop_scope") or kwargs.get("scope", "function")\n'
+    )
+    result = analyse(repo.change("Deprecate the scope argument", {"engine/markers.py": warns}))
+    assert ("deprecation", "deprecated", "scope", None, None, "loop_scope") in surface(result)
+    assert not any(change.change.value == "now_raises" for change in result.surface)
+    assert not result.flags.breaking
+
+
 def test_public_functions_of_public_modules_only(repo: Repo) -> None:
     commit = repo.change(
         "Helpers",
