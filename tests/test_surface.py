@@ -302,6 +302,28 @@ def test_a_new_warning_beside_a_guard_that_raises_another_error_is_a_deprecation
     assert not result.flags.breaking
 
 
+def test_a_warning_the_commit_keeps_while_editing_its_neighbours_neither_starts_nor_ends(repo: Repo) -> None:
+    warns = (
+        "import warnings\n\n\ndef configure(config):\n"
+        '    scope = config.getini("default_fixture_scope")\n'
+        "    if not scope:\n"
+        "        warnings.warn(DeprecationWarning(_UNSET_SCOPE_DEPRECATION))\n"
+        '    config.addinivalue_line("markers", "engine: run in the engine")\n'
+    )
+    repo.change("Warn when the scope is unset", {"engine/plugin.py": warns})
+    validated = warns.replace(
+        "    if not scope:\n",
+        '    _validate(scope, "default_fixture_scope")\n    if not scope:\n',
+    ).replace(
+        "    config.addinivalue_line(",
+        '\n    test_scope = config.getini("default_test_scope")\n'
+        '    _validate(test_scope, "default_test_scope")\n    config.addinivalue_line(',
+    )
+    result = analyse(repo.change("Validate the default scopes", {"engine/plugin.py": validated}))
+    assert not [change for change in result.surface if change.kind.value in ("deprecation", "removal")]
+    assert not result.flags.breaking
+
+
 def test_public_functions_of_public_modules_only(repo: Repo) -> None:
     commit = repo.change(
         "Helpers",

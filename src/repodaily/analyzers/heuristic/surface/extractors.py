@@ -403,7 +403,7 @@ def deprecations(side: Side) -> Iterator[Found]:
         nearby = [line, *lines[index + 1 : index + _WINDOW + 1], *reversed(lines[max(0, index - _WINDOW) : index])]
         name = next((name for text in nearby for name in _subjects(text) if name != instead), None)
         if name is not None:
-            yield Found(SurfaceKind.deprecation, name, "raises" if raises else "warns", instead)
+            yield Found(SurfaceKind.deprecation, name, "raises" if raises else "warns", instead, line.strip())
 
 
 def _raises(line: str, window: str) -> bool | None:
