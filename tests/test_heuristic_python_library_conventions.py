@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_surface import Repo, analyse
+from test_surface import Repo, analyse, heuristic_input
 
-from repodaily.models import ChangeType, Importance
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.models import ChangeType, Commit, Importance
 
 
 @pytest.fixture
@@ -206,6 +207,38 @@ class Point:
 
 p = Point(1, 2)
 """
+
+
+_PATCHER = """class Patcher:
+    def object(
+        self,
+        target: object,
+        attribute: str,
+        new: object = None,
+        **kwargs: object
+    ) -> object:
+        return self._start_patch(
+            target,
+            attribute,
+            new=new,
+            **kwargs
+        )
+"""
+
+
+def test_trailing_commas_a_formatter_adds_above_an_unchanged_bracket_are_layout(repo: Repo) -> None:
+    # The closing brackets stay on context lines: only the hunk read in order shows the commas trail.
+    repo.change("Add patcher", {"plugs/patcher.py": _PATCHER})
+    commas = _PATCHER.replace("**kwargs: object\n", "**kwargs: object,\n").replace("**kwargs\n", "**kwargs,\n")
+    assert _classes(repo.change("Use ruff in place of black", {"plugs/patcher.py": commas})) == {"layout"}
+    # A comma that joins two lines' code is no layout.
+    joined = commas.replace("new=new,\n            **kwargs,", "new=new\n            **kwargs,")
+    assert _classes(repo.change("Use ruff in place of black", {"plugs/patcher.py": joined})) == {"source"}
+
+
+def _classes(commit: Commit) -> set[str]:
+    analyzer = HeuristicAnalyzer(language="en")
+    return set(analyzer.read(heuristic_input(commit, analyzer)).facts.classes)
 
 
 def test_type_checking_examples_are_tests(repo: Repo) -> None:
