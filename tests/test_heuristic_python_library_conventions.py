@@ -241,6 +241,24 @@ def _classes(commit: Commit) -> set[str]:
     return set(analyzer.read(heuristic_input(commit, analyzer)).facts.classes)
 
 
+_RUNNER = """def _scoped_runner(scope, loop_factory, debug):
+    runner = Runner(loop_factory=loop_factory, debug=debug)
+    return runner
+"""
+
+
+def test_a_title_removing_an_obsolete_argument_declares_no_breaking_removal(repo: Repo) -> None:
+    # The project says nothing relies on the argument any more: internal cleanup.
+    repo.change("Add runner", {"plugs/runner.py": _RUNNER})
+    fewer = _RUNNER.replace("(scope, loop_factory, debug)", "(loop_factory, debug)")
+    result = analyse(repo.change("Removed obsolete argument to scoped runner", {"plugs/runner.py": fewer}))
+    assert not result.flags.breaking
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+    # Without that word the title still declares a removal users may rely on.
+    fewer = fewer.replace("(loop_factory, debug)", "(loop_factory)").replace(", debug=debug", "")
+    assert analyse(repo.change("Remove the debug argument", {"plugs/runner.py": fewer})).flags.breaking
+
+
 def test_type_checking_examples_are_tests(repo: Repo) -> None:
     # Code CI only runs the type checkers over, to test the stubs: neither the library nor its documentation.
     repo.change("Add typing examples", {"typing-examples/baseline.py": _TYPING_EXAMPLE})
