@@ -324,6 +324,26 @@ def test_a_warning_the_commit_keeps_while_editing_its_neighbours_neither_starts_
     assert not result.flags.breaking
 
 
+def test_a_warning_the_title_calls_obsolete_ends_no_deprecation(repo: Repo) -> None:
+    warns = (
+        "import warnings\n\n\ndef prepare(func, names):\n"
+        '    if "event_loop" in names:\n'
+        "        warnings.warn(\n"
+        '            DeprecationWarning(f"{func.__name__} requests the deprecated event_loop fixture.")\n'
+        "        )\n"
+        "    return func\n"
+    )
+    repo.change("Warn about event_loop", {"engine/fixtures.py": warns})
+    quiet = "import warnings\n\n\ndef prepare(func, names):\n    return func\n"
+    title = "Removed obsolete deprecation warning about event_loop being requested"
+    result = analyse(repo.change(title, {"engine/fixtures.py": quiet}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+    # The same warning removed without that word ends a transition period.
+    repo.change("Warn again", {"engine/fixtures.py": warns})
+    assert analyse(repo.change("Removed the event_loop warning", {"engine/fixtures.py": quiet})).flags.breaking
+
+
 def test_public_functions_of_public_modules_only(repo: Repo) -> None:
     commit = repo.change(
         "Helpers",
