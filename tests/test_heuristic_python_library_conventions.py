@@ -259,6 +259,32 @@ def test_a_title_removing_an_obsolete_argument_declares_no_breaking_removal(repo
     assert analyse(repo.change("Remove the debug argument", {"plugs/runner.py": fewer})).flags.breaking
 
 
+_SCOPES = """from pytest import Class, Module, Package, Session
+
+
+def _scope_root(item, scope):
+    node_type_by_scope = {
+        "class": Class,
+        "module": Module,
+        "package": Package,
+        "session": Session,
+    }
+    return item.getparent(node_type_by_scope[scope])
+
+
+def loop_scope(item):
+    return item.get_closest_marker("asyncio")
+"""
+
+
+def test_a_lookup_table_removed_with_its_private_helper_is_no_registry_entry(repo: Repo) -> None:
+    repo.change("Add scopes", {"plugs/scopes.py": _SCOPES})
+    helper = _SCOPES[_SCOPES.index("def _scope_root") : _SCOPES.index("def loop_scope")]
+    result = analyse(repo.change("Drop the scope root lookup", {"plugs/scopes.py": _SCOPES.replace(helper, "")}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+
+
 def test_type_checking_examples_are_tests(repo: Repo) -> None:
     # Code CI only runs the type checkers over, to test the stubs: neither the library nor its documentation.
     repo.change("Add typing examples", {"typing-examples/baseline.py": _TYPING_EXAMPLE})
