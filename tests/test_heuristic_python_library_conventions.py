@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_surface import Repo, analyse
+from test_surface import Repo, analyse, heuristic_input
 
-from repodaily.models import ChangeType, Importance
+from repodaily.analyzers.heuristic import HeuristicAnalyzer
+from repodaily.models import ChangeType, Commit, Importance
 
 
 @pytest.fixture
@@ -155,6 +156,46 @@ def test_dependency_groups_bind_no_user(repo: Repo) -> None:
     assert not result.flags.user_facing
 
 
+_MINIMUM_GROUP = """[project]
+name = "plugs"
+requires-python = ">=3.9"
+dependencies = [
+  "attrs>=23.1",
+  "pluggy>=1.5",
+]
+
+[dependency-groups]
+build = [
+  "build",
+  "check-manifest",
+  "check-wheel-contents",
+  "twine",
+]
+pytest-min = [
+  "attrs==23.1",
+  "coverage==7.15.1",
+  "pluggy==1.5",
+  "pytest==8.4",
+]
+typing = [
+  "pyright",
+]
+"""
+
+
+def test_a_group_of_exact_pins_dropped_below_the_context_takes_nothing_from_users(repo: Repo) -> None:
+    # The group's header lies above git's context; its exact pins still say it locks one test environment.
+    repo.change("Add packaging", {"pyproject.toml": _MINIMUM_GROUP, "plugs/__init__.py": "import attrs\n"})
+    group = _MINIMUM_GROUP[_MINIMUM_GROUP.index("pytest-min") : _MINIMUM_GROUP.index("typing")]
+    simpler = _MINIMUM_GROUP.replace(group, "")
+    result = analyse(repo.change("Simplify testing minimum dependencies", {"pyproject.toml": simpler}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+    # A floor dropped from what users install, while the package still imports it, still breaks them.
+    dropped = simpler.replace('  "attrs>=23.1",\n', "")
+    assert analyse(repo.change("Drop attrs", {"pyproject.toml": dropped})).flags.breaking
+
+
 _TYPING_EXAMPLE = """import plugs
 
 
@@ -166,6 +207,82 @@ class Point:
 
 p = Point(1, 2)
 """
+
+
+_PATCHER = """class Patcher:
+    def object(
+        self,
+        target: object,
+        attribute: str,
+        new: object = None,
+        **kwargs: object
+    ) -> object:
+        return self._start_patch(
+            target,
+            attribute,
+            new=new,
+            **kwargs
+        )
+"""
+
+
+def test_trailing_commas_a_formatter_adds_above_an_unchanged_bracket_are_layout(repo: Repo) -> None:
+    # The closing brackets stay on context lines: only the hunk read in order shows the commas trail.
+    repo.change("Add patcher", {"plugs/patcher.py": _PATCHER})
+    commas = _PATCHER.replace("**kwargs: object\n", "**kwargs: object,\n").replace("**kwargs\n", "**kwargs,\n")
+    assert _classes(repo.change("Use ruff in place of black", {"plugs/patcher.py": commas})) == {"layout"}
+    # A comma that joins two lines' code is no layout.
+    joined = commas.replace("new=new,\n            **kwargs,", "new=new\n            **kwargs,")
+    assert _classes(repo.change("Use ruff in place of black", {"plugs/patcher.py": joined})) == {"source"}
+
+
+def _classes(commit: Commit) -> set[str]:
+    analyzer = HeuristicAnalyzer(language="en")
+    return set(analyzer.read(heuristic_input(commit, analyzer)).facts.classes)
+
+
+_RUNNER = """def _scoped_runner(scope, loop_factory, debug):
+    runner = Runner(loop_factory=loop_factory, debug=debug)
+    return runner
+"""
+
+
+def test_a_title_removing_an_obsolete_argument_declares_no_breaking_removal(repo: Repo) -> None:
+    # The project says nothing relies on the argument any more: internal cleanup.
+    repo.change("Add runner", {"plugs/runner.py": _RUNNER})
+    fewer = _RUNNER.replace("(scope, loop_factory, debug)", "(loop_factory, debug)")
+    result = analyse(repo.change("Removed obsolete argument to scoped runner", {"plugs/runner.py": fewer}))
+    assert not result.flags.breaking
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+    # Without that word the title still declares a removal users may rely on.
+    fewer = fewer.replace("(loop_factory, debug)", "(loop_factory)").replace(", debug=debug", "")
+    assert analyse(repo.change("Remove the debug argument", {"plugs/runner.py": fewer})).flags.breaking
+
+
+_SCOPES = """from pytest import Class, Module, Package, Session
+
+
+def _scope_root(item, scope):
+    node_type_by_scope = {
+        "class": Class,
+        "module": Module,
+        "package": Package,
+        "session": Session,
+    }
+    return item.getparent(node_type_by_scope[scope])
+
+
+def loop_scope(item):
+    return item.get_closest_marker("asyncio")
+"""
+
+
+def test_a_lookup_table_removed_with_its_private_helper_is_no_registry_entry(repo: Repo) -> None:
+    repo.change("Add scopes", {"plugs/scopes.py": _SCOPES})
+    helper = _SCOPES[_SCOPES.index("def _scope_root") : _SCOPES.index("def loop_scope")]
+    result = analyse(repo.change("Drop the scope root lookup", {"plugs/scopes.py": _SCOPES.replace(helper, "")}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
 
 
 def test_type_checking_examples_are_tests(repo: Repo) -> None:

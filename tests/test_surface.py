@@ -276,6 +276,74 @@ def test_deprecation_that_warns_then_raises_names_its_replacement(repo: Repo) ->
     assert ("deprecation", "now_raises", "--legacy", None, None, "--mode") in surface(analyse(commit))
 
 
+def test_a_new_warning_beside_a_guard_that_raises_another_error_is_a_deprecation_not_one_that_raises(
+    repo: Repo,
+) -> None:
+    guarded = (
+        "import warnings\n\n\ndef marked_scope(kwargs):\n"
+        '    if "scope" in kwargs and "loop_scope" in kwargs:\n'
+        "        raise UsageError(_DUPLICATE_SCOPE)\n"
+        '    return kwargs.get("loop_scope") or kwargs.get("scope", "function")\n'
+    )
+    repo.change("Add scopes", {"engine/markers.py": guarded})
+    warns = (
+        "import warnings\n\n"
+        '_SCOPE_DEPRECATION = """\\\nThe "scope" argument has been deprecated. Use "loop_scope" instead.\n"""\n\n\n'
+        "def marked_scope(kwargs):\n"
+        '    if "scope" in kwargs:\n'
+        '        if "loop_scope" in kwargs:\n'
+        "            raise UsageError(_DUPLICATE_SCOPE)\n"
+        "        warnings.warn(DeprecationWarning(_SCOPE_DEPRECATION))\n"
+        '    return kwargs.get("loop_scope") or kwargs.get("scope", "function")\n'
+    )
+    result = analyse(repo.change("Deprecate the scope argument", {"engine/markers.py": warns}))
+    assert ("deprecation", "deprecated", "scope", None, None, "loop_scope") in surface(result)
+    assert not any(change.change.value == "now_raises" for change in result.surface)
+    assert not result.flags.breaking
+
+
+def test_a_warning_the_commit_keeps_while_editing_its_neighbours_neither_starts_nor_ends(repo: Repo) -> None:
+    warns = (
+        "import warnings\n\n\ndef configure(config):\n"
+        '    scope = config.getini("default_fixture_scope")\n'
+        "    if not scope:\n"
+        "        warnings.warn(DeprecationWarning(_UNSET_SCOPE_DEPRECATION))\n"
+        '    config.addinivalue_line("markers", "engine: run in the engine")\n'
+    )
+    repo.change("Warn when the scope is unset", {"engine/plugin.py": warns})
+    validated = warns.replace(
+        "    if not scope:\n",
+        '    _validate(scope, "default_fixture_scope")\n    if not scope:\n',
+    ).replace(
+        "    config.addinivalue_line(",
+        '\n    test_scope = config.getini("default_test_scope")\n'
+        '    _validate(test_scope, "default_test_scope")\n    config.addinivalue_line(',
+    )
+    result = analyse(repo.change("Validate the default scopes", {"engine/plugin.py": validated}))
+    assert not [change for change in result.surface if change.kind.value in ("deprecation", "removal")]
+    assert not result.flags.breaking
+
+
+def test_a_warning_the_title_calls_obsolete_ends_no_deprecation(repo: Repo) -> None:
+    warns = (
+        "import warnings\n\n\ndef prepare(func, names):\n"
+        '    if "event_loop" in names:\n'
+        "        warnings.warn(\n"
+        '            DeprecationWarning(f"{func.__name__} requests the deprecated event_loop fixture.")\n'
+        "        )\n"
+        "    return func\n"
+    )
+    repo.change("Warn about event_loop", {"engine/fixtures.py": warns})
+    quiet = "import warnings\n\n\ndef prepare(func, names):\n    return func\n"
+    title = "Removed obsolete deprecation warning about event_loop being requested"
+    result = analyse(repo.change(title, {"engine/fixtures.py": quiet}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+    # The same warning removed without that word ends a transition period.
+    repo.change("Warn again", {"engine/fixtures.py": warns})
+    assert analyse(repo.change("Removed the event_loop warning", {"engine/fixtures.py": quiet})).flags.breaking
+
+
 def test_public_functions_of_public_modules_only(repo: Repo) -> None:
     commit = repo.change(
         "Helpers",

@@ -132,6 +132,7 @@ class DependencyRules(Strict):
     pin_files: list[str] = Field(default_factory=list)
     compiled: str = r"(?!)"
     pin: str = r"(?!)"
+    quoted_pin: str = r"(?!)"
     still_listed: str = r"(?!)"
     semver_major_importance: Importance = Importance.medium
 
@@ -165,7 +166,7 @@ class DependencyRules(Strict):
     def lint_level_regex(self) -> re.Pattern[str]:
         return re.compile(self.lint_level)
 
-    @field_validator("pin", "still_listed")
+    @field_validator("pin", "quoted_pin", "still_listed")
     @classmethod
     def _check_pin(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
@@ -177,6 +178,10 @@ class DependencyRules(Strict):
     @cached_property
     def pin_regex(self) -> re.Pattern[str]:
         return re.compile(self.pin)
+
+    @cached_property
+    def quoted_pin_regex(self) -> re.Pattern[str]:
+        return re.compile(self.quoted_pin)
 
     @cached_property
     def compiled_regex(self) -> re.Pattern[str]:

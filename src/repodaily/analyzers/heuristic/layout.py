@@ -114,16 +114,31 @@ def changed_lines(hunk: str) -> tuple[list[str], list[str]]:
 def _same_code(hunk: str, indented: bool) -> bool:
     """The hunk holds the same code before and after; at the same depth too where ``indented`` (it carries meaning)."""
     removed, added = changed_lines(hunk)
-    if not laid_out_alike(removed, added, indented):
+    if not laid_out_alike(removed, added, indented, bare=_bare_lines):
         return False
     # The same lines may still have moved past the code between them: the hunk must read alike in order.
     before, after = _sides(hunk)
     return bare_code(before) == bare_code(after)
 
 
-def laid_out_alike(removed: list[str], added: list[str], indented: bool) -> bool:
-    """The lines hold the same code, at the same depth too where ``indented`` (it carries meaning)."""
-    return not (indented and _depth(removed) != _depth(added)) and bare_code(removed) == bare_code(added)
+def laid_out_alike(
+    removed: list[str], added: list[str], indented: bool, bare: Callable[[list[str]], str] | None = None
+) -> bool:
+    """The lines hold the same code, at the same depth too where ``indented`` (it carries meaning), as
+    ``bare`` reads them (default :func:`bare_code`)."""
+    read = bare or bare_code
+    return not (indented and _depth(removed) != _depth(added)) and read(removed) == read(added)
+
+
+def _bare_lines(lines: list[str]) -> str:
+    """Changed lines as :func:`bare_code` reads them, less a comma ending a line.
+
+    The comma a formatter adds after a call's last argument stands before a bracket
+    the hunk often leaves unchanged (``**kwargs`` becomes ``**kwargs,`` above a
+    context line's ``)``); the changed lines alone cannot show it is a trailing one,
+    so the hunk read in order, its context included, decides.
+    """
+    return bare_code([line.rstrip().removesuffix(",") for line in lines])
 
 
 def _sides(hunk: str) -> tuple[list[str], list[str]]:

@@ -62,6 +62,7 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         lines = _patch_lines(file, "-")
         if not lines or definitions.any_regex.search("\n".join(lines)) is None:
             continue
+        lines = _outside_private_definitions(file.text) if "def _" in file.text else lines
         for regex in definitions.regexes:
             removed += [m.group("name") for line in lines if (m := regex.search(line))]
     # A name still written somewhere (moved, redefined, or read elsewhere in the hunk) is not gone.
@@ -98,6 +99,32 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:
             evidence.signal("breaking", code_span(change.name))
             evidence.inferred_break = True
+
+
+#: A Python function or class the patch removes whose name marks it private (``def _scope_root(``).
+_PRIVATE_DEFINITION = re.compile(r"^-(?P<indent>[ \t]*)(async[ \t]+)?(def|class)[ \t]+_\w")
+
+
+def _outside_private_definitions(patch: str) -> tuple[str, ...]:
+    """The removed lines of ``patch`` but those in the body of a private Python function or class it removes.
+
+    A lookup table local to such a helper (``{"class": Class, "module": Module}``)
+    is no registry users select from: it goes with the helper nobody outside called.
+    """
+    kept: list[str] = []
+    depth: int | None = None
+    for line in _lines(patch):
+        sign, code = line[:1], line[1:]
+        if sign not in ("-", " ") or line.startswith("---"):
+            depth = None if sign == "@" else depth  # a new hunk starts outside what the last one showed
+            continue
+        if code.strip() and depth is not None and len(code) - len(code.lstrip()) <= depth:
+            depth = None
+        if depth is None and (match := _PRIVATE_DEFINITION.match(line)):
+            depth = len(match.group("indent"))
+        elif sign == "-" and depth is None:
+            kept.append(line)
+    return tuple(kept)
 
 
 #: A hunk header and the line git names after it (the declaration the hunk sits in).

@@ -111,12 +111,13 @@ def _compare(
         for seen in found
         if seen.found.replacement
     }
+    notices = _notices(before), _notices(after)
     changes: list[SurfaceChange] = []
     for key in sorted(before.keys() | after.keys()):
         kind, name = key
         old, new = before.get(key, []), after.get(key, [])
         if kind == SurfaceKind.deprecation:
-            changes += _deprecation(name, old, new)
+            changes += _deprecation(name, old, new, notices)
             continue
         where = _shown_path(new or old)
         if all(seen.found.value == RESTATED for seen in old or new) and not (old and new):
@@ -169,11 +170,35 @@ def _still_named(changes: list[SurfaceChange], source: list[ContextFile]) -> lis
     ]
 
 
-def _deprecation(name: str, old: list[_Seen], new: list[_Seen]) -> list[SurfaceChange]:
+def _notice(seen: _Seen) -> tuple[str, str | None, str | None]:
+    """A deprecation notice as a commit keeps it or not: its file, its line, whether it warns or raises."""
+    return seen.path, seen.found.notice, seen.found.value
+
+
+def _notices(side: dict[tuple[SurfaceKind, str], list[_Seen]]) -> set[tuple[str, str | None, str | None]]:
+    """The deprecation notices one side holds."""
+    return {_notice(seen) for (kind, _), found in side.items() if kind == SurfaceKind.deprecation for seen in found}
+
+
+def _deprecation(
+    name: str, old: list[_Seen], new: list[_Seen], notices: tuple[set[tuple[str, str | None, str | None]], ...]
+) -> list[SurfaceChange]:
+    """How the deprecation of ``name`` changes, if it does.
+
+    A notice the other side holds too, in the same file, warning or raising as before, is
+    no change, whatever name the lines the commit edits around it now lend it (a warning
+    kept while the next statement reads another setting). Only a message's line is such a
+    notice: an annotation (Java's ``@Deprecated``) is known by the member it marks.
+    """
+    before, after = notices
+    read = [*old, *new]
+    kept = all(_notice(seen) in after for seen in old) and all(_notice(seen) in before for seen in new)
+    if kept and all(seen.found.notice for seen in read):
+        return []
     was = {seen.found.value for seen in old}
     now = {seen.found.value for seen in new}
     seen = (new or old)[0]
-    replacement = next((s.found.replacement for s in [*new, *old] if s.found.replacement), None)
+    replacement = next((s.found.replacement for s in read if s.found.replacement), None)
     if "raises" in now and "raises" not in was:
         action, kind = SurfaceAction.now_raises, SurfaceKind.deprecation
     elif "warns" in now and not was:

@@ -4,7 +4,8 @@ A floor is raised when a manifest line's version goes up. A dependency is droppe
 when the removed lines of the commit's manifests name it and no added line does
 (a requirement moved between files is no change), the line is no exact pin of a
 requirements file (an environment's lock losing an entry, as a development
-requirements file drops a pin the project's own install now brings), the manifest
+requirements file drops a pin the project's own install now brings) nor a quoted
+one of a manifest's list (a group locking the minimum versions a test job installs), the manifest
 stays (one retired whole takes its list along), and the commit deletes no import of it: code that
 stops using a package takes nothing from users, while a package dropped from the
 install but still imported by the project leaves whoever needs it to install it
@@ -102,14 +103,15 @@ def _listed(
 ) -> dict[str, tuple[str, str]]:
     """The dependencies the ``sign`` lines of the manifests declare: lower-case name -> (name, path).
 
-    With ``unpinned``, a requirements file's exact pins are left out: they lock one environment.
+    With ``unpinned``, exact pins are left out: a requirements file's, and a quoted one in any manifest's
+    list (``quoted_pin``); they lock one environment.
     """
     deps = rules.dependencies
     found: dict[str, tuple[str, str]] = {}
     for file in manifests:
         pins = unpinned and deps.pins_in(file.path)
         for line in shipped_lines(file, sign, rules):
-            if pins and deps.pin_regex.match(line):
+            if unpinned and ((pins and deps.pin_regex.match(line)) or deps.quoted_pin_regex.match(line)):
                 continue
             match = deps.line_regex.match(line)
             name = match.group("name") if match is not None else ""

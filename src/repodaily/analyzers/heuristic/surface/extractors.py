@@ -424,15 +424,33 @@ def deprecations(side: Side) -> Iterator[Found]:
         if not _notice(line):
             continue
         window = "\n".join(lines[max(0, index - _WINDOW) : index + _WINDOW + 1])
-        raises = _RAISES.search(window) is not None
-        if not raises and not _WARNS.search(window):
+        raises = _raises(line, window)
+        if raises is None:
             continue
         replacement = _REPLACEMENT.search(window)
         instead = replacement.group("name").rstrip(".") if replacement else None
         nearby = [line, *lines[index + 1 : index + _WINDOW + 1], *reversed(lines[max(0, index - _WINDOW) : index])]
         name = next((name for text in nearby for name in _subjects(text) if name != instead), None)
         if name is not None:
-            yield Found(SurfaceKind.deprecation, name, "raises" if raises else "warns", instead)
+            yield Found(SurfaceKind.deprecation, name, "raises" if raises else "warns", instead, line.strip())
+
+
+def _raises(line: str, window: str) -> bool | None:
+    """Whether a deprecation notice raises (True) or warns (False), or neither (None).
+
+    A notice line that is itself a statement (``warnings.warn(...)``, ``raise ...``, its
+    strings aside) says which; only a bare message, split from its call, is judged by the
+    lines around it. Otherwise a guard raising another error beside a new warning (a
+    conflict of two arguments) would read as the deprecation now raising.
+    """
+    code = _PROSE_STRING.sub(" ", line)
+    if _RAISES.search(code):
+        return True
+    if _WARNS.search(code):
+        return False
+    if _RAISES.search(window):
+        return True
+    return False if _WARNS.search(window) else None
 
 
 def _subjects(text: str) -> Iterator[str]:

@@ -22,6 +22,8 @@ class Found:
     name: str
     value: str | None = None
     replacement: str | None = None
+    #: The line a deprecation notice is read from: the notice itself, whatever name its neighbours give it.
+    notice: str | None = None
 
 
 @dataclass(frozen=True)
