@@ -193,6 +193,9 @@ def _typing_only(file: ContextFile) -> bool:
 
 #: Whether a changed manifest line, of the section named (None: its header is above git's context), is accepted.
 LineTest = Callable[[str | None, str], bool]
+#: Reads one line of a hunk (context included) after those before it: (what the lines after it belong to,
+#: what this one belongs to), from what the lines before it belong to (None at a hunk's start).
+Follow = Callable[[str | None, str], tuple[str | None, str | None]]
 
 
 def _tool_setting(rules: RuleSet) -> LineTest:
@@ -221,24 +224,14 @@ def _sections_only(file: ContextFile, rules: RuleSet, accepts: LineTest) -> bool
     A line whose section header is above git's context is of no known section (None), and
     unless ``accepts`` knows it by itself the file stays what its path says.
     """
-    deps = rules.dependencies
-    section: str | None = None
-    seen = False
-    for line in file.text.splitlines():
-        if line.startswith("@@"):
-            section = None
-            continue
-        if line[1:4] in _FILE_HEADERS:
-            continue
-        code = line[1:].strip()
-        if header := deps.section_regex.match(line[1:]):
-            section = header.group("name")
-        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
-            continue
-        if not accepts(section, code):
-            return False
-        seen = True
-    return seen
+    header = rules.dependencies.section_regex
+
+    def follow(section: str | None, text: str) -> tuple[str | None, str | None]:
+        found = header.match(text)
+        section = found.group("name") if found else section
+        return section, section
+
+    return _every_changed_line(file, follow, accepts)
 
 
 #: A manifest line setting a key (`authors = [`, `"keywords": [`); named group: key, and the array it opens.
@@ -252,24 +245,32 @@ def _metadata_only(file: ContextFile, rules: RuleSet) -> bool:
     item whose key is above git's context is of no known key, and so the file stays a manifest.
     """
     keys = rules.dependencies.metadata_key_regex
-    key: str | None = None
+
+    def follow(key: str | None, text: str) -> tuple[str | None, str | None]:
+        code = text.strip()
+        if setting := _MANIFEST_KEY.match(code):
+            return (setting.group("key") if setting.group("opens") else None), setting.group("key")
+        return (None if code.startswith("]") else key), key
+
+    return _every_changed_line(file, follow, lambda key, _: key is not None and keys.match(key) is not None)
+
+
+def _every_changed_line(file: ContextFile, follow: Follow, accepts: LineTest) -> bool:
+    """The patch changes a line of code, and ``accepts`` every one it changes, given what ``follow`` says
+    it belongs to (a manifest's section, the key whose array holds it). Comment lines are no code."""
+    state: str | None = None
     seen = False
     for line in file.text.splitlines():
         if line.startswith("@@"):
-            key = None
+            state = None
             continue
         if line[1:4] in _FILE_HEADERS:
             continue
+        state, owner = follow(state, line[1:])
         code = line[1:].strip()
-        setting = _MANIFEST_KEY.match(code)
-        owner = setting.group("key") if setting else key
-        if setting:
-            key = setting.group("key") if setting.group("opens") else None
-        elif code.startswith("]"):
-            key = None
         if line[:1] not in ("+", "-") or not code or code.startswith("#"):
             continue
-        if owner is None or keys.match(owner) is None:
+        if not accepts(owner, code):
             return False
         seen = True
     return seen
