@@ -98,3 +98,90 @@ def test_a_nosec_beside_changed_code_is_judged_as_code(repo: Repo) -> None:
     result = analyse(repo.change("command: return the last match", {"command.go": changed}))
     assert result.importance is Importance.medium
     assert result.flags.user_facing
+
+
+_ACTIVE_HELP = """package commander
+
+import (
+	"fmt"
+	"strings"
+)
+
+const activeHelpEnvVarSuffix = "_ACTIVE_HELP"
+
+// activeHelpEnvVar returns the name of the program's ActiveHelp environment variable: the
+// program's name in upper case, with all - replaced by _, then _ACTIVE_HELP.
+func activeHelpEnvVar(name string) string {
+	activeHelpEnvVar := strings.ToUpper(fmt.Sprintf("%s%s", name, activeHelpEnvVarSuffix))
+	return strings.ReplaceAll(activeHelpEnvVar, "-", "_")
+}
+"""
+
+_ACTIVE_HELP_DOC = """# Active Help
+
+The variable is named `<PROGRAM>_ACTIVE_HELP` where `<PROGRAM>` is the name of your
+program in uppercase with any `-` replaced by an `_`.
+"""
+
+
+def _replaced_in_code() -> str:
+    return (
+        _ACTIVE_HELP.replace('\t"strings"\n', '\t"regexp"\n\t"strings"\n')
+        .replace(
+            "const activeHelpEnvVarSuffix",
+            "var activeHelpEnvVarPrefixSubstRegexp = regexp.MustCompile(`[^A-Z0-9_]`)\n\nconst activeHelpEnvVarSuffix",
+        )
+        .replace("with all - replaced by _", "with all non-alphanumerics replaced by _")
+        .replace(
+            '\treturn strings.ReplaceAll(activeHelpEnvVar, "-", "_")\n',
+            '\treturn activeHelpEnvVarPrefixSubstRegexp.ReplaceAllString(activeHelpEnvVar, "_")\n',
+        )
+    )
+
+
+_REPLACE_TITLE = "Replace all non-alphanumerics in active help env var program prefix (#1940)"
+
+
+@pytest.fixture
+def helped(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path, {"go.mod": _GO_MOD, "active_help.go": _ACTIVE_HELP, "site/content/active_help.md": _ACTIVE_HELP_DOC}
+    )
+
+
+def test_a_restructuring_verb_beside_rewritten_user_docs_is_a_behaviour_change(helped: Repo) -> None:
+    """ "Replace ..." reads as a refactor, but the page users read now says the variable is named otherwise."""
+    doc = _ACTIVE_HELP_DOC.replace("any `-` replaced", "any non-ASCII-alphanumeric characters replaced")
+    files = {"active_help.go": _replaced_in_code(), "site/content/active_help.md": doc}
+    result = analyse(helped.change(_REPLACE_TITLE, files))
+    assert result.type is not ChangeType.refactor
+    assert result.importance is Importance.medium
+    assert result.flags.user_facing
+
+
+_DOC_UTIL = """package doc
+
+import "strings"
+
+func hasSeeAlso(names []string) bool {
+	return len(names) > 0
+}
+
+func trimName(name string) string {
+	return strings.TrimSpace(name)
+}
+"""
+
+
+@pytest.mark.parametrize("with_doc_package", [False, True], ids=["code-alone", "doc-package-code"])
+def test_a_restructuring_verb_with_no_user_page_changed_stays_a_refactor(
+    tmp_path: Path, with_doc_package: bool
+) -> None:
+    """Without a page users read changed, the title's restructuring verb stands; Go code kept in a ``doc``
+    package (the generator of man pages) is code, not a page."""
+    before = {"go.mod": _GO_MOD, "active_help.go": _ACTIVE_HELP, "doc/util.go": _DOC_UTIL}
+    files = {"active_help.go": _replaced_in_code()}
+    if with_doc_package:
+        files["doc/util.go"] = _DOC_UTIL.replace("strings.TrimSpace(name)", 'strings.Trim(name, " ")')
+    result = analyse(Repo(tmp_path, before).change(_REPLACE_TITLE, files))
+    assert result.type is ChangeType.refactor
