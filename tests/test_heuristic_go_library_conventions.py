@@ -185,3 +185,14 @@ def test_a_restructuring_verb_with_no_user_page_changed_stays_a_refactor(
         files["doc/util.go"] = _DOC_UTIL.replace("strings.TrimSpace(name)", 'strings.Trim(name, " ")')
     result = analyse(Repo(tmp_path, before).change(_REPLACE_TITLE, files))
     assert result.type is ChangeType.refactor
+
+
+def test_bandits_nosec_on_a_python_helper_is_a_warning_suppression(tmp_path: Path) -> None:
+    """The Python security linter's form of the same directive: ``# nosec B602`` after the flagged call."""
+    script = "import subprocess\n\n\ndef run(command):\n    return subprocess.run(command, shell=True)\n"
+    repo = Repo(tmp_path, {"pkg/shell.py": script, "pkg/__init__.py": "VERSION = '1.0'\n"})
+    silenced = script.replace("shell=True)\n", "shell=True)  # nosec B602\n")
+    result = analyse(repo.change("Silence bandit B602 in the shell helper", {"pkg/shell.py": silenced}))
+    assert result.importance is Importance.low
+    assert not result.flags.user_facing
+    assert "warning-suppression" in result.importance_reason
