@@ -28,7 +28,7 @@ from repodaily.analyzers.heuristic.changelog import read_changelog, read_gathere
 from repodaily.analyzers.heuristic.conventions import available_conventions, load_conventions
 from repodaily.analyzers.heuristic.decide import is_release, judge
 from repodaily.analyzers.heuristic.evidence import Evidence, read_message
-from repodaily.analyzers.heuristic.files import Files, impact_scope, read_files
+from repodaily.analyzers.heuristic.files import Files, documents_behaviour, impact_scope, read_files
 from repodaily.analyzers.heuristic.idioms import weigh_idioms
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.pull import read_pull_request
@@ -41,7 +41,7 @@ from repodaily.analyzers.heuristic.surface.weigh import keeps_working, weigh_sur
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.errors import ConfigError
-from repodaily.models import DEPTH, Analysis, AnalysisInput, Flags, Provenance, SurfaceChange, Verdict
+from repodaily.models import DEPTH, Analysis, AnalysisInput, ChangeType, Flags, Provenance, SurfaceChange, Verdict
 from repodaily.paths import PathTable
 
 __all__ = ["HeuristicAnalyzer", "Reading", "RuleSet", "available_conventions", "load_conventions"]
@@ -131,6 +131,11 @@ class HeuristicAnalyzer(Analyzer):
                 # A break only the changelog names yields, as a title's does, to a diff that still declares
                 # what it deprecates.
                 keeps_working(evidence, surface, self.rules)
+        if evidence.votes.keys() == {ChangeType.refactor} and documents_behaviour(facts, self.rules):
+            # A restructuring that rewrites a page users read changed behaviour: the patch decides instead.
+            read_patch_fallback(evidence, facts, self.rules)
+            if evidence.fallback:
+                del evidence.votes[ChangeType.refactor]
         if not evidence.votes:
             read_patch_fallback(evidence, facts, self.rules)
         evidence.fired.update(f"paths.{name}" for name in set(facts.classes))

@@ -475,3 +475,22 @@ def impact_scope(files: list[ContextFile], moves_first: bool) -> list[str]:
         if len(entries) == _MAX_SCOPE:
             break
     return entries
+
+
+#: The files of documentation pages, as opposed to code kept under a docs folder.
+_PROSE = (".md", ".markdown", ".rst", ".txt", ".adoc")
+
+
+def documents_behaviour(facts: Files, rules: RuleSet) -> bool:
+    """The commit changes source and the documentation users read beside it.
+
+    A restructuring changes no behaviour, so no page users read needs a word changed;
+    a commit whose title reads as one ("Replace ...", "Remove ...") but rewrites the
+    documentation of what its code does changed what users see, and what the patch
+    suggests is the better guess. Only pages count: code kept under a docs folder
+    (a Go module's ``doc`` package) is code.
+    """
+    return facts.source_lines > 0 and any(
+        rules.path_rules(name).type is ChangeType.docs and file.path.lower().endswith(_PROSE)
+        for file, name in zip(facts.files, facts.classes, strict=True)
+    )

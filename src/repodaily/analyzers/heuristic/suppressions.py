@@ -5,7 +5,8 @@ dead code positives"), and a build that denies warnings (``RUSTFLAGS=-D
 warnings``, ``-Werror``, a lint step in CI) fails until the code says the warning
 is expected: ``#[allow(unused)]``, ``#[expect(dead_code)]``, ``@SuppressWarnings``,
 ``// NOLINT``, ``# noqa``, ``# type: ignore``, ``// eslint-disable-next-line``,
-``// @ts-expect-error``. The compiled program does what it did; only the
+``// @ts-expect-error``, and the security linters' ``// #nosec G602`` (gosec,
+Go's) or ``# nosec B602`` (bandit, Python's) on a false positive. The compiled program does what it did; only the
 developers' build sees the difference. Their kin ask for a warning instead: Rust's
 ``#[must_use]`` on a function or type (clippy suggests it for every value-returning
 method) warns a caller who drops the value, and ``#![deny(...)]``/``#![warn(...)]``
@@ -37,9 +38,12 @@ _ATTRIBUTE = re.compile(
 #: where a run of blanks starts: inside one, a long run would cost time quadratic in its length).
 _DIRECTIVE = re.compile(
     r"(?<!\s)\s*(#|//|/\*)\s*(noqa\b|type:\s*ignore\b|pyright:\s*ignore\b|pylint:\s*disable|eslint-disable|"
-    r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|rubocop:disable|yapf:\s*(disable|enable)\b|"
+    r"@ts-ignore\b|@ts-expect-error\b|NOLINT|nolint\b|#?nosec\b|lint:ignore\b|rubocop:disable|yapf:\s*(disable|enable)\b|"
     r"fmt:\s*(off|on|skip)\b|isort:\s*(skip|off|on)\b|clang-format\s+(off|on)\b|prettier-ignore\b)[^\n]*$"
 )
+#: A line that is only a comment: the reason a suppression is given beside it (gosec asks for one), no code.
+#: A ``#`` opens one only before a blank, so that a C preprocessor line (``#include``) stays code.
+_COMMENT_LINE = re.compile(r"\s*(//|/\*|\*/|\*(\s|$)|#(\s|$))")
 #: The cheap test a patch with such a directive passes before the regexes run.
 _HINTS = (
     "allow(",
@@ -55,6 +59,8 @@ _HINTS = (
     "@ts-",
     "NOLINT",
     "nolint",
+    "nosec",
+    "lint:ignore",
     "yapf",
     "fmt:",
     "isort:",
@@ -87,6 +93,9 @@ def _suppresses(line: str) -> bool:
 
 
 def _code(lines: list[str]) -> list[str]:
-    """The lines without suppressions: attribute lines dropped, trailing directives cut, blank lines left out."""
-    kept = (_DIRECTIVE.sub("", line).rstrip() for line in lines if not _ATTRIBUTE.match(line))
+    """The lines without suppressions: attribute and comment lines dropped, trailing directives cut, blank
+    lines left out."""
+    kept = (
+        _DIRECTIVE.sub("", line).rstrip() for line in lines if not (_ATTRIBUTE.match(line) or _COMMENT_LINE.match(line))
+    )
     return [line for line in kept if line.strip()]
