@@ -175,3 +175,31 @@ def test_formatter_markers_dropped_and_the_code_laid_out_anew_is_a_low_refactor(
     retuned = _table(600, aligned=False).replace("(7, 14)", "(7, 16)")
     commit = repo.change("Remove all references to the old formatter", {path: retuned})
     assert analyzer.analyze_sync(heuristic_input(commit, analyzer)).importance == Importance.medium
+
+
+def _decoder(name: str, loop: str) -> str:
+    """A model's decoder stack whose forward walks this pipeline rank's layers with ``loop``."""
+    return (
+        f"class {name}Model:\n"
+        f'    """The {name} decoder stack."""\n\n'
+        "    def forward(self, hidden_states):\n"
+        f"        {loop}\n"
+        "            hidden_states = layer(hidden_states)\n"
+        "        return hidden_states\n"
+    )
+
+
+_SLICED = "for layer in self.layers[self.start_layer:self.end_layer]:"
+_ISLICED = "for layer in islice(self.layers, self.start_layer, self.end_layer):"
+_FAMILIES = ("Llama", "Qwen2", "Mistral", "Phi", "Gemma", "Granite", "Olmo", "Falcon")
+
+
+def test_one_edit_repeated_across_every_model_is_a_low_refactor(tmp_path: Path) -> None:
+    paths = {name: f"engine/models/{name.lower()}.py" for name in _FAMILIES}
+    repo = Repo(tmp_path, {path: _decoder(name, _SLICED) for name, path in paths.items()})
+    swept = {path: "from itertools import islice\n\n\n" + _decoder(name, _ISLICED) for name, path in paths.items()}
+    analysis = analyse(repo.change("[Models] Improve iteration over layers", swept))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # Each model's loop changed its own way is no shared edit: the tag's model work again.
+    varied = {path: _decoder(name, f"for layer in self.{name.lower()}_layers():") for name, path in paths.items()}
+    assert analyse(repo.change("[Models] Improve iteration over layers", varied)).type == ChangeType.feat
