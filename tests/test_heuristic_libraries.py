@@ -214,6 +214,15 @@ def test_better_errors_named_in_the_title_are_wording_even_with_a_helper_that_bu
     title = "Better errors for the wrapped backend's missing features"
     result = rewritten(repo, "src/lib/parallel.py", _PARALLEL, worded, title)
     assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    # Whoever hits the error reads the new wording.
+    assert result.flags.user_facing
+
+
+def test_improved_error_messages_are_user_facing_wording(repo: Repo) -> None:
+    worded = _PARALLEL.replace("yet!", "yet; set pipeline=1 or pick a model with a plan")
+    title = "[Misc] Improve error messages for unsupported parallel settings"
+    result = rewritten(repo, "src/lib/parallel.py", _PARALLEL, worded, title)
+    assert (result.type, result.importance, result.flags.user_facing) == (ChangeType.chore, Importance.low, True)
 
 
 def test_rewording_a_log_call_a_formatter_wrapped_is_low_whatever_the_title(repo: Repo) -> None:
