@@ -194,6 +194,37 @@ def test_rewording_a_debug_message_is_low(repo: Repo) -> None:
     assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
 
 
+_PARALLEL = """def shard(model, pipeline, tensor):
+    if pipeline > 1 and not model.pipeline_plan:
+        raise ValueError(f"{model.name} does not support pipeline parallel yet!")
+    if tensor > 1 and not model.tensor_plan:
+        raise ValueError(f"{model.name} does not support tensor parallel yet!")
+    return model
+"""
+
+
+def test_better_errors_named_in_the_title_are_wording_even_with_a_helper_that_builds_them(repo: Repo) -> None:
+    # The diff adds a public function, which alone reads as new capability: it only composes the messages.
+    helper = (
+        "def feature_request_tip(model):\n"
+        '    url = f"https://example.org/{model.name}/discussions"\n'
+        '    return f"Please open a discussion at {url} to request it."\n\n\n'
+    )
+    worded = helper + _PARALLEL.replace(' yet!")', '. {feature_request_tip(model)}")')
+    title = "Better errors for the wrapped backend's missing features"
+    result = rewritten(repo, "src/lib/parallel.py", _PARALLEL, worded, title)
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    # Whoever hits the error reads the new wording.
+    assert result.flags.user_facing
+
+
+def test_improved_error_messages_are_user_facing_wording(repo: Repo) -> None:
+    worded = _PARALLEL.replace("yet!", "yet; set pipeline=1 or pick a model with a plan")
+    title = "[Misc] Improve error messages for unsupported parallel settings"
+    result = rewritten(repo, "src/lib/parallel.py", _PARALLEL, worded, title)
+    assert (result.type, result.importance, result.flags.user_facing) == (ChangeType.chore, Importance.low, True)
+
+
 def test_rewording_a_log_call_a_formatter_wrapped_is_low_whatever_the_title(repo: Repo) -> None:
     reworded = _PROFILER.replace("Initial free memory: %.2f GiB,", "Free memory at start: %.2f GiB;")
     result = rewritten(repo, "src/lib/profiler.py", _PROFILER, reworded, "[Bugfix] Fix display error in the profiler")

@@ -175,3 +175,71 @@ def test_formatter_markers_dropped_and_the_code_laid_out_anew_is_a_low_refactor(
     retuned = _table(600, aligned=False).replace("(7, 14)", "(7, 16)")
     commit = repo.change("Remove all references to the old formatter", {path: retuned})
     assert analyzer.analyze_sync(heuristic_input(commit, analyzer)).importance == Importance.medium
+
+
+def _decoder(name: str, loop: str) -> str:
+    """A model's decoder stack whose forward walks this pipeline rank's layers with ``loop``."""
+    return (
+        f"class {name}Model:\n"
+        f'    """The {name} decoder stack."""\n\n'
+        "    def forward(self, hidden_states):\n"
+        f"        {loop}\n"
+        "            hidden_states = layer(hidden_states)\n"
+        "        return hidden_states\n"
+    )
+
+
+_SLICED = "for layer in self.layers[self.start_layer:self.end_layer]:"
+_ISLICED = "for layer in islice(self.layers, self.start_layer, self.end_layer):"
+_FAMILIES = ("Llama", "Qwen2", "Mistral", "Phi", "Gemma", "Granite", "Olmo", "Falcon")
+
+
+def test_one_edit_repeated_across_every_model_is_a_low_refactor(tmp_path: Path) -> None:
+    paths = {name: f"engine/models/{name.lower()}.py" for name in _FAMILIES}
+    repo = Repo(tmp_path, {path: _decoder(name, _SLICED) for name, path in paths.items()})
+    swept = {path: "from itertools import islice\n\n\n" + _decoder(name, _ISLICED) for name, path in paths.items()}
+    analysis = analyse(repo.change("[Models] Improve iteration over layers", swept))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    # Each model's loop changed its own way is no shared edit: the tag's model work again.
+    varied = {path: _decoder(name, f"for layer in self.{name.lower()}_layers():") for name, path in paths.items()}
+    assert analyse(repo.change("[Models] Improve iteration over layers", varied)).type == ChangeType.feat
+
+
+_JSONTREE = """\
+def json_map_leaves(func, value):
+    \"\"\"Apply ``func`` to every leaf of a nested structure of dicts, lists and tuples.\"\"\"
+    if isinstance(value, dict):
+        return {k: json_map_leaves(func, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(json_map_leaves(func, v) for v in value)
+    return func(value)
+"""
+_COUNTED = (
+    _JSONTREE
+    + """
+
+def json_count_leaves(value):
+    \"\"\"The number of leaves of a nested structure of dicts, lists and tuples.\"\"\"
+    if isinstance(value, dict):
+        return sum(json_count_leaves(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(json_count_leaves(v) for v in value)
+    return 1
+"""
+)
+
+
+def test_a_utility_function_added_for_vllms_own_modules_is_a_low_refactor(tmp_path: Path) -> None:
+    path = "vllm/utils/jsontree.py"
+    repo = Repo(tmp_path, {path: _JSONTREE})
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+
+    def judge(title: str) -> tuple[ChangeType, Importance]:
+        analysis = analyzer.analyze_sync(heuristic_input(repo.change(title, {path: _COUNTED}), analyzer))
+        repo.change("Restore", {path: _JSONTREE})
+        return analysis.type, analysis.importance
+
+    assert judge("Adds `json_count_leaves` utility function") == (ChangeType.refactor, Importance.low)
+    assert judge("[Misc] Introduce a leaf-counting helper") == (ChangeType.refactor, Importance.low)
+    # The same function named as what the project now offers is still a feature.
+    assert judge("Add `json_count_leaves` to count nested leaves") == (ChangeType.feat, Importance.medium)

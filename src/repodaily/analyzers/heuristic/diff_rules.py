@@ -26,6 +26,7 @@ __all__ = [
     "PlatformPathRules",
     "ReleaseRules",
     "RemovedDefinitionRules",
+    "RepeatedEdit",
     "SurfaceRule",
     "UnlessTitle",
 ]
@@ -442,6 +443,18 @@ class ReleaseRules(Strict):
         }
 
 
+class RepeatedEdit(Strict):
+    """One edit repeated across many files: at least ``min_files`` existing source files, none changed
+    in more than ``max_lines`` lines, and at most ``max_distinct_share`` distinct changed lines (trimmed)
+    per file, so the files share their lines instead of each saying its own thing."""
+
+    min_files: int = Field(ge=2)
+    max_lines: int = Field(ge=1)
+    max_distinct_share: float = Field(gt=0, le=1)
+    type: ChangeType
+    weight: float = Field(ge=0)
+
+
 class DiffRules(Strict):
     """What the patch says about the type when the message says nothing.
 
@@ -458,6 +471,9 @@ class DiffRules(Strict):
     or all in files that existed) adjusts behaviour, unless every line it removes
     comes back among the lines it adds and each is a ``reorder_entry`` (a mapping's
     ``key: value,``): entries put in another order, ``reorder_type``.
+    A ``repeated_edit`` is the same small edit made across many existing source
+    files (an import and a loop idiom swapped in every model): how the code is
+    written changes, not what one part of it does.
     """
 
     new_names: list[str] = Field(default_factory=list)
@@ -481,6 +497,7 @@ class DiffRules(Strict):
         default=None, description="A hunk header that opens a constant data table (its `name` group names it)."
     )
     constant_table_importance: Importance = Importance.low
+    repeated_edit: RepeatedEdit | None = None
 
     @field_validator("new_names")
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 
-from repodaily.analyzers.heuristic.diff_rules import semver_incompatible
+from repodaily.analyzers.heuristic.diff_rules import RepeatedEdit, semver_incompatible
 from repodaily.analyzers.heuristic.evidence import DependencyChange, Evidence
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.prose import MAX_QUOTED, clip, link_targets_dropped
@@ -79,6 +79,8 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         cite = code_span(table)
         evidence.caps.append((rules.diff.constant_table_importance, cite))
         evidence.cap_reasons[cite] = "reason_data_table"
+    if (edit := rules.diff.repeated_edit) and (line := _repeated_line(facts, rules, edit)):
+        evidence.vote(edit.type, edit.weight, code_span(clip(line, MAX_QUOTED)))
     if version := _own_version_set(facts, rules):
         evidence.signal("release", code_span(f"version = {version}"))
     if "release" not in evidence.signals and (note := _upgrade_note(facts, rules)):
@@ -99,6 +101,31 @@ def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, su
         if change.major and (change.semver_major or change.old is None) and "breaking" not in evidence.signals:
             evidence.signal("breaking", code_span(change.name))
             evidence.inferred_break = True
+
+
+def _repeated_line(facts: Files, rules: RuleSet, edit: RepeatedEdit) -> str | None:
+    """The line a commit writes most when it makes one small edit across many existing source files; else None.
+
+    A sweep ("use islice over the layers in every model", "pass the prefix to every
+    head") repeats a few lines file after file; files that each change in their
+    own way share few of their lines.
+    """
+    source = [facts.files[i] for i in facts.counted if rules.path_rules(facts.classes[i]).type is None]
+    if (
+        len(source) < edit.min_files
+        or len(source) < len(facts.counted)
+        or any(f.status != FileStatus.modified or f.additions + f.deletions > edit.max_lines for f in source)
+    ):
+        return None
+    written: dict[str, int] = {}
+    for file in source:
+        for sign in "+-":
+            for line in signed_lines(file.text, sign):
+                if text := line[1:].strip():
+                    written[text] = written.get(text, 0) + (sign == "+")
+    if not written or len(written) > edit.max_distinct_share * len(source):
+        return None
+    return max(written, key=lambda text: written[text])
 
 
 #: A Python function or class the patch removes whose name marks it private (``def _scope_root(``).
