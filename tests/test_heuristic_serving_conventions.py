@@ -243,3 +243,45 @@ def test_a_utility_function_added_for_vllms_own_modules_is_a_low_refactor(tmp_pa
     assert judge("[Misc] Introduce a leaf-counting helper") == (ChangeType.refactor, Importance.low)
     # The same function named as what the project now offers is still a feature.
     assert judge("Add `json_count_leaves` to count nested leaves") == (ChangeType.feat, Importance.medium)
+
+
+_MOE_CONFIG = """\
+class MoEParallelConfig:
+    \"\"\"How a mixture-of-experts layer is split across ranks.\"\"\"
+
+    use_deepep_kernels: bool = False
+    use_nixl_kernels: bool = False
+
+    @property
+    def batched_activations(self):
+        return self.use_deepep_kernels
+"""
+
+
+def _moe_tests(cases: int) -> str:
+    """A test module checking the layer for ``cases`` expert counts."""
+    body = "import pytest\n\nfrom engine.layers.moe.config import MoEParallelConfig\n"
+    for n in range(cases):
+        body += (
+            f"\n\ndef test_moe_layer_with_{n + 2}_experts():\n"
+            "    config = MoEParallelConfig()\n"
+            f"    config.use_nixl_kernels = {n % 2 == 0}\n"
+            f"    assert config.batched_activations in (True, False), {n + 2}\n"
+        )
+    return body
+
+
+def test_a_title_adding_tests_on_a_diff_of_mostly_tests_is_a_low_test_change(tmp_path: Path) -> None:
+    config, tests = "engine/layers/moe/config.py", "tests/layers/test_moe_layer.py"
+    repo = Repo(tmp_path, {config: _MOE_CONFIG, tests: _moe_tests(2)})
+    tweaked = _MOE_CONFIG.replace(
+        "return self.use_deepep_kernels", "return self.use_deepep_kernels or self.use_nixl_kernels"
+    )
+    title = "[MoE Refactor] Add more MoE layer tests"
+    analysis = analyse(repo.change(title, {config: tweaked, tests: _moe_tests(12)}))
+    assert (analysis.type, analysis.importance, analysis.flags.user_facing) == (ChangeType.test, Importance.low, False)
+    # The same title on a diff whose source carries more than a fifth of the lines: the series tag's refactor.
+    reworked = tweaked + "".join(
+        f"\n    def experts_on_rank_{n}(self, experts):\n        return experts[{n}::8]\n" for n in range(8)
+    )
+    assert analyse(repo.change(title, {config: reworked, tests: _moe_tests(14)})).type == ChangeType.refactor

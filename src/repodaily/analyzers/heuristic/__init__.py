@@ -38,6 +38,7 @@ from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import keeps_working, weigh_surface
+from repodaily.analyzers.heuristic.tests_title import read_tests_title
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.errors import ConfigError
@@ -121,6 +122,7 @@ class HeuristicAnalyzer(Analyzer):
         weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
+        read_tests_title(evidence, title, facts, self.rules, quote)
         read_revision_pins(evidence, facts, self.rules)
         read_gathered_fragments(evidence, facts, self.rules, quote)
         if not is_release(evidence, facts, self.rules):
