@@ -285,3 +285,44 @@ def test_a_title_adding_tests_on_a_diff_of_mostly_tests_is_a_low_test_change(tmp
         f"\n    def experts_on_rank_{n}(self, experts):\n        return experts[{n}::8]\n" for n in range(8)
     )
     assert analyse(repo.change(title, {config: reworked, tests: _moe_tests(14)})).type == ChangeType.refactor
+
+
+_KERNEL_CONFIG = """\
+from typing import Literal
+
+MoEBackend = Literal[
+    "auto",
+    "triton",
+    "deep_gemm",
+    "cutlass",
+    "flashinfer_trtllm",
+    "flashinfer_cutlass",
+    "marlin",
+    "aiter",
+]
+
+
+class KernelConfig:
+    \"\"\"Which kernels the layers run.\"\"\"
+
+    moe_backend: MoEBackend = "auto"
+    \"\"\"The MoE kernels: "auto" picks the fastest the GPU supports.\"\"\"
+"""
+_EMULATION_EXPERTS = """\
+class EmulatedFp4Experts:
+    \"\"\"FP4 experts run on GPUs without FP4 units: weights dequantized to BF16 on the fly.\"\"\"
+
+    def apply(self, hidden_states, weights):
+        return hidden_states @ weights.dequantize().t()
+"""
+
+
+def test_a_backend_added_to_the_choices_a_backend_alias_lists_is_a_feature(tmp_path: Path) -> None:
+    config, experts = "engine/config/kernel.py", "engine/layers/moe/emulated_fp4_experts.py"
+    repo = Repo(tmp_path, {config: _KERNEL_CONFIG})
+    # The hunk starts inside the list: git names the alias in its header only.
+    chosen = _KERNEL_CONFIG.replace('    "aiter",\n', '    "aiter",\n    "emulation",\n')
+    title = "[NVFP4] FP4 MoE emulation fallback for GPUs without FP4 units"
+    analysis = analyse(repo.change(title, {config: chosen, experts: _EMULATION_EXPERTS}))
+    assert (analysis.type, analysis.flags.user_facing) == (ChangeType.feat, True)
+    assert any(s.name == "emulation" for s in analysis.surface)
