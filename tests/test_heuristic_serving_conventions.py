@@ -287,6 +287,27 @@ def test_a_title_adding_tests_on_a_diff_of_mostly_tests_is_a_low_test_change(tmp
     assert analyse(repo.change(title, {config: reworked, tests: _moe_tests(14)})).type == ChangeType.refactor
 
 
+def test_a_title_adding_tests_that_also_names_a_fix_or_a_changelog_entry_is_not_only_tests(tmp_path: Path) -> None:
+    config, tests, changelog = "engine/layers/moe/config.py", "tests/layers/test_moe_layer.py", "CHANGELOG.md"
+    repo = Repo(tmp_path, {config: _MOE_CONFIG, tests: _moe_tests(2), changelog: "# Changelog\n\n## Unreleased\n"})
+    tweaked = _MOE_CONFIG.replace(
+        "return self.use_deepep_kernels", "return self.use_deepep_kernels or self.use_nixl_kernels"
+    )
+    # The title goes on past its tests to a second clause: the one-line source change is that clause's.
+    clause = analyse(
+        repo.change("Improve MoE layer tests, batch NIXL activations", {config: tweaked, tests: _moe_tests(12)})
+    )
+    assert clause.type != ChangeType.test
+    # The changelog records the source change for users: more than tests.
+    entry = "# Changelog\n\n## Unreleased\n\n- NIXL kernels now use batched activations.\n"
+    restored = {config: _MOE_CONFIG, tests: _moe_tests(2)}
+    repo.change("Restore the layer", restored)
+    recorded = analyse(
+        repo.change("Add more MoE layer tests", {config: tweaked, tests: _moe_tests(12), changelog: entry})
+    )
+    assert recorded.type != ChangeType.test
+
+
 _KERNEL_CONFIG = """\
 from typing import Literal
 

@@ -122,7 +122,6 @@ class HeuristicAnalyzer(Analyzer):
         weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)
-        read_tests_title(evidence, title, facts, self.rules, quote)
         read_revision_pins(evidence, facts, self.rules)
         read_gathered_fragments(evidence, facts, self.rules, quote)
         if not is_release(evidence, facts, self.rules):
@@ -133,6 +132,7 @@ class HeuristicAnalyzer(Analyzer):
                 # A break only the changelog names yields, as a title's does, to a diff that still declares
                 # what it deprecates.
                 keeps_working(evidence, surface, self.rules)
+        read_tests_title(evidence, title, facts, self.rules, quote)
         if evidence.votes.keys() == {ChangeType.refactor} and documents_behaviour(facts, self.rules):
             # A restructuring that rewrites a page users read changed behaviour: the patch decides instead.
             read_patch_fallback(evidence, facts, self.rules)

@@ -21,10 +21,14 @@ __all__ = ["read_tests_title"]
 
 
 def read_tests_title(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, quote: str) -> None:
-    """Vote for tests when the title's object is tests and test files carry most of the changed lines."""
+    """Vote for tests when the title's object is tests and test files carry most of the changed lines.
+
+    A changelog entry the commit adds says it changed something for users beside its tests
+    (read after the changelog for that reason).
+    """
     rule = rules.diff.tests_title
     # Cheap checks first: most titles never say "test", and a commit without test files is no test change.
-    if rule is None or "test" not in title.description.lower():
+    if rule is None or evidence.changelog or "test" not in title.description.lower():
         return
     test_lines = total = 0
     for i in facts.counted:
