@@ -243,3 +243,107 @@ def test_a_utility_function_added_for_vllms_own_modules_is_a_low_refactor(tmp_pa
     assert judge("[Misc] Introduce a leaf-counting helper") == (ChangeType.refactor, Importance.low)
     # The same function named as what the project now offers is still a feature.
     assert judge("Add `json_count_leaves` to count nested leaves") == (ChangeType.feat, Importance.medium)
+
+
+_MOE_CONFIG = """\
+class MoEParallelConfig:
+    \"\"\"How a mixture-of-experts layer is split across ranks.\"\"\"
+
+    use_deepep_kernels: bool = False
+    use_nixl_kernels: bool = False
+
+    @property
+    def batched_activations(self):
+        return self.use_deepep_kernels
+"""
+
+
+def _moe_tests(cases: int) -> str:
+    """A test module checking the layer for ``cases`` expert counts."""
+    body = "import pytest\n\nfrom engine.layers.moe.config import MoEParallelConfig\n"
+    for n in range(cases):
+        body += (
+            f"\n\ndef test_moe_layer_with_{n + 2}_experts():\n"
+            "    config = MoEParallelConfig()\n"
+            f"    config.use_nixl_kernels = {n % 2 == 0}\n"
+            f"    assert config.batched_activations in (True, False), {n + 2}\n"
+        )
+    return body
+
+
+def test_a_title_adding_tests_on_a_diff_of_mostly_tests_is_a_low_test_change(tmp_path: Path) -> None:
+    config, tests = "engine/layers/moe/config.py", "tests/layers/test_moe_layer.py"
+    repo = Repo(tmp_path, {config: _MOE_CONFIG, tests: _moe_tests(2)})
+    tweaked = _MOE_CONFIG.replace(
+        "return self.use_deepep_kernels", "return self.use_deepep_kernels or self.use_nixl_kernels"
+    )
+    title = "[MoE Refactor] Add more MoE layer tests"
+    analysis = analyse(repo.change(title, {config: tweaked, tests: _moe_tests(12)}))
+    assert (analysis.type, analysis.importance, analysis.flags.user_facing) == (ChangeType.test, Importance.low, False)
+    # The same title on a diff whose source carries more than a fifth of the lines: the series tag's refactor.
+    reworked = tweaked + "".join(
+        f"\n    def experts_on_rank_{n}(self, experts):\n        return experts[{n}::8]\n" for n in range(8)
+    )
+    assert analyse(repo.change(title, {config: reworked, tests: _moe_tests(14)})).type == ChangeType.refactor
+
+
+def test_a_title_adding_tests_that_also_names_a_fix_or_a_changelog_entry_is_not_only_tests(tmp_path: Path) -> None:
+    config, tests, changelog = "engine/layers/moe/config.py", "tests/layers/test_moe_layer.py", "CHANGELOG.md"
+    repo = Repo(tmp_path, {config: _MOE_CONFIG, tests: _moe_tests(2), changelog: "# Changelog\n\n## Unreleased\n"})
+    tweaked = _MOE_CONFIG.replace(
+        "return self.use_deepep_kernels", "return self.use_deepep_kernels or self.use_nixl_kernels"
+    )
+    # The title goes on past its tests to a second clause: the one-line source change is that clause's.
+    clause = analyse(
+        repo.change("Improve MoE layer tests, batch NIXL activations", {config: tweaked, tests: _moe_tests(12)})
+    )
+    assert clause.type != ChangeType.test
+    # The changelog records the source change for users: more than tests.
+    entry = "# Changelog\n\n## Unreleased\n\n- NIXL kernels now use batched activations.\n"
+    restored = {config: _MOE_CONFIG, tests: _moe_tests(2)}
+    repo.change("Restore the layer", restored)
+    recorded = analyse(
+        repo.change("Add more MoE layer tests", {config: tweaked, tests: _moe_tests(12), changelog: entry})
+    )
+    assert recorded.type != ChangeType.test
+
+
+_KERNEL_CONFIG = """\
+from typing import Literal
+
+MoEBackend = Literal[
+    "auto",
+    "triton",
+    "deep_gemm",
+    "cutlass",
+    "flashinfer_trtllm",
+    "flashinfer_cutlass",
+    "marlin",
+    "aiter",
+]
+
+
+class KernelConfig:
+    \"\"\"Which kernels the layers run.\"\"\"
+
+    moe_backend: MoEBackend = "auto"
+    \"\"\"The MoE kernels: "auto" picks the fastest the GPU supports.\"\"\"
+"""
+_EMULATION_EXPERTS = """\
+class EmulatedFp4Experts:
+    \"\"\"FP4 experts run on GPUs without FP4 units: weights dequantized to BF16 on the fly.\"\"\"
+
+    def apply(self, hidden_states, weights):
+        return hidden_states @ weights.dequantize().t()
+"""
+
+
+def test_a_backend_added_to_the_choices_a_backend_alias_lists_is_a_feature(tmp_path: Path) -> None:
+    config, experts = "engine/config/kernel.py", "engine/layers/moe/emulated_fp4_experts.py"
+    repo = Repo(tmp_path, {config: _KERNEL_CONFIG})
+    # The hunk starts inside the list: git names the alias in its header only.
+    chosen = _KERNEL_CONFIG.replace('    "aiter",\n', '    "aiter",\n    "emulation",\n')
+    title = "[NVFP4] FP4 MoE emulation fallback for GPUs without FP4 units"
+    analysis = analyse(repo.change(title, {config: chosen, experts: _EMULATION_EXPERTS}))
+    assert (analysis.type, analysis.flags.user_facing) == (ChangeType.feat, True)
+    assert any(s.name == "emulation" for s in analysis.surface)

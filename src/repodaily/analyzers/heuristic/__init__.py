@@ -38,6 +38,7 @@ from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.source import source_digest
 from repodaily.analyzers.heuristic.surface import read_surface
 from repodaily.analyzers.heuristic.surface.weigh import keeps_working, weigh_surface
+from repodaily.analyzers.heuristic.tests_title import read_tests_title
 from repodaily.analyzers.heuristic.text import Writer
 from repodaily.analyzers.heuristic.title import Title, effective_message, parse_title
 from repodaily.errors import ConfigError
@@ -131,6 +132,7 @@ class HeuristicAnalyzer(Analyzer):
                 # A break only the changelog names yields, as a title's does, to a diff that still declares
                 # what it deprecates.
                 keeps_working(evidence, surface, self.rules)
+        read_tests_title(evidence, title, facts, self.rules, quote)
         if evidence.votes.keys() == {ChangeType.refactor} and documents_behaviour(facts, self.rules):
             # A restructuring that rewrites a page users read changed behaviour: the patch decides instead.
             read_patch_fallback(evidence, facts, self.rules)

@@ -28,6 +28,7 @@ __all__ = [
     "RemovedDefinitionRules",
     "RepeatedEdit",
     "SurfaceRule",
+    "TestsTitle",
     "UnlessTitle",
 ]
 
@@ -455,6 +456,25 @@ class RepeatedEdit(Strict):
     weight: float = Field(ge=0)
 
 
+class TestsTitle(Strict):
+    """A title whose object is tests (``title``, read in the description) on a commit whose test files carry
+    at least ``min_test_share`` of the changed lines: the few source lines beside them serve the tests."""
+
+    title: str
+    min_test_share: float = Field(gt=0, le=1)
+    type: ChangeType
+    weight: float = Field(ge=0)
+
+    @field_validator("title")
+    @classmethod
+    def _check(cls, value: str) -> str:
+        return check_regex(value)
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        return re.compile(self.title, FLAGS)
+
+
 class DiffRules(Strict):
     """What the patch says about the type when the message says nothing.
 
@@ -474,6 +494,9 @@ class DiffRules(Strict):
     A ``repeated_edit`` is the same small edit made across many existing source
     files (an import and a loop idiom swapped in every model): how the code is
     written changes, not what one part of it does.
+    A ``tests_title`` is a title that says the commit adds or improves tests, on
+    a diff that is mostly test files: the source lines beside them (a helper the
+    tests call, a hook, a one-line tweak) serve the tests.
     """
 
     new_names: list[str] = Field(default_factory=list)
@@ -498,6 +521,7 @@ class DiffRules(Strict):
     )
     constant_table_importance: Importance = Importance.low
     repeated_edit: RepeatedEdit | None = None
+    tests_title: TestsTitle | None = None
 
     @field_validator("new_names")
     @classmethod

@@ -280,10 +280,19 @@ _BACKEND = re.compile(
     re.M,
 )
 _PLATFORM = re.compile(r"^class\s+(?P<name>\w+)\(\s*(?:\w+\.)*\w*Platform(?:Base)?\s*[,)]", re.M)
+#: A type alias listing by name the backends users choose from (`MoEBackend = Literal["triton", "marlin"]`, the
+#: values a `--moe-backend` option or config key accepts): each string is a backend. A hunk that starts inside
+#: a long list shows its opening line only as the header git names after ``@@``.
+_BACKEND_CHOICES = re.compile(
+    r"^\s*\w*Backend\w*\s*(?::\s*[\w.]+\s*)?=\s*(?:typing\.)?Literal\[(?P<members>[^\]]*)", re.M
+)
+_CHOICE = re.compile(r"""["']([\w.-]+)["']""")
+_COMMENT = re.compile(r"#[^\n]*")
 
 
 def registry_entries(side: Side) -> Iterator[Found]:
-    """Model architectures and backends a registry maps to their implementation, and platforms defined."""
+    """Model architectures and backends a registry maps to their implementation (or a type alias lists by name),
+    and platforms defined."""
     # Cheap substring checks first: most hunks name neither, and the patterns scan every line.
     if "For" in side.text:
         for arch in _ARCH.finditer(side.text):
@@ -291,10 +300,23 @@ def registry_entries(side: Side) -> Iterator[Found]:
     if "Platform" in side.text:
         for platform in _PLATFORM.finditer(side.text):
             yield Found(SurfaceKind.platform, platform.group("name"))
-    if "ackend" not in side.text:
+    if "ackend" not in side.text and "ackend" not in side.header:
         return
     for backend in _BACKEND.finditer(side.text):
         yield Found(SurfaceKind.backend, backend.group("member") or backend.group("called"))
+    for name in _backend_choices(side):
+        yield Found(SurfaceKind.backend, name)
+
+
+def _backend_choices(side: Side) -> Iterator[str]:
+    """The backends a `...Backend = Literal[...]` alias lists on this side: opened on it, or by the hunk's header."""
+    if "Literal[" not in side.text and "Literal[" not in side.header:
+        return
+    lists = [match.group("members") for match in _BACKEND_CHOICES.finditer(side.text)]
+    if _BACKEND_CHOICES.match(side.header):
+        lists.append(side.text.partition("]")[0])
+    for members in lists:
+        yield from _CHOICE.findall(_COMMENT.sub("", members))
 
 
 # Metrics a program exports: Prometheus client constructors (`Counter("x_total", ...)`, `Gauge(name="x")`,
