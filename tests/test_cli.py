@@ -590,6 +590,8 @@ _BAD_INPUTS = [
      "is not OWNER/REPO"),
     ("name-with-a-bidi-override", ["report", "{demo}", "--name", "o/\u202er", "--output", "{out}", *_DAY], {}, 2,
      "is not OWNER/REPO"),
+    ("name-past-a-directory-name", ["report", "{demo}", "--name", "o/" + "r" * 256, "--output", "{out}", *_DAY], {},
+     2, "cannot be a directory name"),
     ("name-not-utf8", ["report", "{demo}", "--name", "o/r\udcff", *_DAY, "--format", "json"], {}, 2,
      "is not OWNER/REPO"),
     ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),

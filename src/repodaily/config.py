@@ -40,6 +40,10 @@ _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
 _NOT_IN_NAMES = re.compile(f"{controls_except().pattern}|[\ud800-\udfff]")
 
 
+#: The longest name of one directory most file systems take, in bytes: each part of a name becomes one.
+MAX_NAME_PART_BYTES = 255
+
+
 def is_repo_name(value: str) -> bool:
     """Whether ``value`` is an ``OWNER/REPO``, as a config names one and a source may find one in a URL.
 
@@ -49,7 +53,12 @@ def is_repo_name(value: str) -> bool:
         bool(_REPO_NAME_RE.fullmatch(value))
         and not {".", ".."} & set(value.split("/"))
         and not _NOT_IN_NAMES.search(value)
+        and not _too_long_part(value)
     )
+
+
+def _too_long_part(value: str) -> bool:
+    return any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_PART_BYTES for part in value.split("/"))
 
 
 def _no_nul(value: str) -> str:
@@ -96,6 +105,11 @@ class RepoConfig(_Section):
     @classmethod
     def _owner_slash_repo(cls, value: str | None) -> str | None:
         if value is not None and not is_repo_name(value):
+            if _REPO_NAME_RE.fullmatch(value) and _too_long_part(value):
+                raise ValueError(
+                    f"{value[:40]!r}… is not OWNER/REPO: a part longer than {MAX_NAME_PART_BYTES} bytes"
+                    " cannot be a directory name"
+                )
             raise ValueError(f"{value!r} is not OWNER/REPO")
         return value
 
