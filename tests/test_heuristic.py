@@ -168,6 +168,29 @@ def test_an_emoji_before_a_conventional_prefix_is_decoration(subject: str) -> No
     assert f"`{prefix}:`" in result.importance_reason
 
 
+@pytest.mark.parametrize(
+    ("subject", "expected"),
+    [
+        ("✨ Streaming responses for the scheduler", ChangeType.feat),
+        (":sparkles: Streaming responses for the scheduler", ChangeType.feat),
+        ("🐛 Empty batches in the scheduler", ChangeType.fix),
+        ("⚡️ Scheduler batches", ChangeType.perf),
+        ("♻️ Scheduler internals", ChangeType.refactor),
+        (":white_check_mark: Scheduler batches", ChangeType.test),
+    ],
+)
+def test_a_gitmoji_alone_names_the_type_as_a_conventional_prefix_would(subject: str, expected: ChangeType) -> None:
+    result = judge(subject, change("engine/core/scheduler.py", additions=40, deletions=30))
+    assert result.type == expected
+    assert f"`{subject.split()[0]}`" in result.importance_reason
+
+
+def test_an_emoji_that_names_no_type_takes_none_from_the_title() -> None:
+    plain = judge("Scheduler batches", change("engine/core/scheduler.py", additions=40, deletions=30))
+    decorated = judge("🚀 Scheduler batches", change("engine/core/scheduler.py", additions=40, deletions=30))
+    assert decorated.type == plain.type
+
+
 def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     result = judge("refactor(config)!: read settings from one file", SOURCE)
     assert result.flags.breaking

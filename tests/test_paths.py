@@ -146,6 +146,22 @@ def test_path_classes_ignore_case():
         ("docs/assets/logo.png", "docs"),  # a picture of the documentation is documentation ...
         ("assets/logo.png", "binary"),
         ("vllm/model_executor/models/llama.py", "source"),
+        ("Package.swift", "build"),  # the manifests of other ecosystems are build files too
+        ("Package.resolved", "lockfile"),
+        ("mix.exs", "build"),
+        ("mix.lock", "lockfile"),
+        ("composer.json", "build"),
+        ("pubspec.yaml", "build"),
+        ("Directory.Packages.props", "build"),
+        ("src/App/App.fsproj", "build"),
+        ("configure.ac", "build"),
+        ("lib/Makefile.am", "build"),
+        ("gradlew", "build"),
+        ("e2e/login.spec.ts", "test"),
+        ("e2e/fixtures/user.json", "test"),
+        ("cypress/support/commands.js", "test"),
+        ("Tests/ParsingTests/ParserTests.swift", "test"),
+        ("Sources/Parsing/Parser.swift", "source"),
     ],
 )
 def test_each_path_belongs_to_the_first_class_that_claims_it(path: str, name: str) -> None:

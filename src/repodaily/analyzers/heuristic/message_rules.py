@@ -69,6 +69,9 @@ class ConventionalRules(Strict):
     #: Capitalised words a project writes before its titles instead of a Conventional type (numpy's `ENH`,
     #: `TST`, `MAINT`), read only in capitals, with or without a colon; capitalised `types` count too.
     upper_words: dict[str, ChangeType] = Field(default_factory=dict)
+    #: The emoji a gitmoji title opens with instead of a type word (`✨ Add X`, `:bug: Fix Y`), by emoji and by
+    #: shortcode, read as the type it names; before a Conventional prefix the prefix names the type instead.
+    gitmoji: dict[str, ChangeType] = Field(default_factory=dict)
 
 
 class PatternRule(Strict):

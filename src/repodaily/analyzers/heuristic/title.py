@@ -20,8 +20,6 @@ from repodaily.sources.message import SubjectParts, parse_subject, reverted_titl
 __all__ = ["Title", "effective_message", "parse_title"]
 
 _CONVENTIONAL = re.compile(r"^(?P<word>[A-Za-z][\w-]*)(?:\((?P<scope>[^()]*)\))?(?P<bang>!)?:\s*(?P<rest>.*)$")
-#: An emoji, or its `:shortcode:`, before a Conventional Commits prefix ("🐛 fix(config): …",
-#: ":sparkles: feat: …", as gitmoji writes them): decoration, not part of the type word.
 #: A Conventional Commits description that reverts a commit it quotes (`fix: Revert "feat: …"`,
 #: `fix: revert, "fix: …"`): the commit is the revert, whatever type the prefix gives it.
 _QUOTED_REVERT = re.compile(r'^revert\b[\s,:]*"(?P<title>.+)"\s*$', re.IGNORECASE)
@@ -36,7 +34,10 @@ _NUMBERED_REVERT = re.compile(r"^revert(?:s|ed)?\s+(?:(?:the\s+)?(?:pr|pull requ
 #: longer subject is no title a rule was written for, and read whole it would let one hostile line cost
 #: each pattern time quadratic in its length.
 MAX_TITLE_CHARS = 1000
-_LEADING_EMOJI = re.compile(r"^(?:[\u2190-\u2BFF\U0001F000-\U0001FAFF]\ufe0f?|:[a-z0-9_+-]+:)\s*")
+#: An emoji, or its `:shortcode:`, that opens a title as gitmoji writes them: before a Conventional Commits
+#: prefix ("🐛 fix(config): …", ":sparkles: feat: …") decoration, not part of the type word; alone
+#: ("✨ Add X", ":bug: Fix Y") the type it names (`[conventional.gitmoji]`).
+_LEADING_EMOJI = re.compile(r"^(?:(?P<emoji>[\u2190-\u2BFF\U0001F000-\U0001FAFF])\ufe0f?|:(?P<code>[a-z0-9_+-]+):)\s*")
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,8 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
     if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
         revert_of = rest
     conventional, word, scope, bang, bare_word = None, "", "", False, False
-    match = _CONVENTIONAL.match(_LEADING_EMOJI.sub("", rest, count=1))
+    emoji = _LEADING_EMOJI.match(rest)
+    match = _CONVENTIONAL.match(rest[emoji.end() :] if emoji else rest)
     mapped = rules.conventional.types.get(match.group("word").lower()) if match else None
     if match and mapped is not None:
         word, scope, bang = match.group("word"), (match.group("scope") or "").strip(), bool(match.group("bang"))
@@ -114,6 +116,8 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
         rest = match.group("rest").strip()
     elif (upper := _UPPER_WORD.match(rest)) and (mapped := _upper_type(upper.group("word"), rules)):
         conventional, word, rest, bare_word = mapped, upper.group("word"), upper.group("rest"), not upper.group("colon")
+    elif emoji and (mapped := rules.conventional.gitmoji.get(emoji.group("emoji") or emoji.group("code"))):
+        conventional, word, rest, bare_word = mapped, emoji.group().strip(), rest[emoji.end() :], True
     if mapped == ChangeType.revert and revert_of is None:
         # Another word the conventions map to a revert (`undo: "…"`) names its target as `Revert` would.
         revert_of = reverted_title(rest) or rest
