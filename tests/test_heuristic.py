@@ -1238,6 +1238,8 @@ def test_project_website_pages_are_docs_but_its_tests_are_tests() -> None:
         "bump version to 2.0.1",
         "prepare release",
         "chore(release): prepare for v2.0.0-rc.1",
+        "Prepare 3.2.1 release",
+        "prepare for the 1.4 release",
         "v1.4.2",
         "Version 0.28.0.",
         "release: create-vite@9.0.5",
