@@ -191,6 +191,14 @@ def test_an_emoji_that_names_no_type_takes_none_from_the_title() -> None:
     assert decorated.type == plain.type
 
 
+def test_a_new_option_named_after_logging_or_verbosity_is_no_wording_change() -> None:
+    # What a program says is low; an option that sets it is an option like any other.
+    for subject in ("Add --verbose flag", "Add a `--log-level` option", "add `--disable-access-log-for-endpoints`"):
+        assert judge(subject, SOURCE).importance == Importance.medium, subject
+    for subject in ("More verbose logging in the scheduler", "Improve the log messages of the loader"):
+        assert judge(subject, SOURCE).importance == Importance.low, subject
+
+
 def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     result = judge("refactor(config)!: read settings from one file", SOURCE)
     assert result.flags.breaking
