@@ -227,6 +227,27 @@ def test_config_field_default_change(repo: Repo) -> None:
     assert surface(analyse(commit)) == {("config_key", "default_changed", "max_num_seqs", "256", "128", None)}
 
 
+def test_the_parameters_of_a_method_in_a_config_module_are_no_config_keys(repo: Repo) -> None:
+    method = (
+        "    def _set_from_env(\n"
+        "        self,\n"
+        "        field_name: str,\n"
+        "        to_bool: bool = True,\n"
+        "        to_int: bool = False,  # parse as a number\n"
+        "    ) -> None:\n"
+        "        pass\n"
+    )
+    config = "from dataclasses import dataclass\n\n\n@dataclass\nclass ProfilerConfig:\n    delay: int = 0\n\n"
+    repo.change("Profiler config", {"engine/config/profiler.py": config + method})
+    dropped = repo.change("Drop the env fallback", {"engine/config/profiler.py": config})
+    assert not surface(analyse(dropped))
+    # A field of the class is still a key.
+    grown = config.replace("    delay: int = 0\n", "    delay: int = 0\n    max_iterations: int = 10\n")
+    assert surface(analyse(repo.change("Bound the profile", {"engine/config/profiler.py": grown}))) == {
+        ("config_key", "added", "max_iterations", None, None, None)
+    }
+
+
 def test_http_routes_and_registered_architectures(repo: Repo) -> None:
     server = 'app = FastAPI()\n\n\n@app.get("/health")\ndef health():\n    return {}\n'
     registry = '_MODELS = {\n    "LlamaForCausalLM": ("llama", "LlamaForCausalLM"),\n}\n'

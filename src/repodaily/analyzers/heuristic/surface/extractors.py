@@ -205,6 +205,13 @@ def _joined(value: str) -> str:
     return _WRAP_BLANKS.sub("", " ".join(" ".join(lines).split()))
 
 
+def _parameter(value: str) -> bool:
+    """Whether a field-like line (`to_bool: bool = True,`) is a parameter of a signature a formatter spread
+    over lines: a class body's field never ends in a comma, each parameter of such a signature does."""
+    code = value.split("  #")[0].rstrip()
+    return code.endswith(",") and _closed(code)
+
+
 def _closed(value: str) -> bool:
     """Whether a value read off its line closes every bracket it opens: one that goes on below (a call a formatter
     wraps after its first argument) or a parameter's that ends a signature (`x: int = 0) -> None:`) is cut off,
@@ -240,6 +247,8 @@ def config_keys(side: Side) -> Iterator[Found]:
         if keyword.iskeyword(field.group("name")):  # `else: x = 1` is a statement, not a field
             continue
         value = field.group("value")
+        if _parameter(value):
+            continue
         if "\n" in value:
             value = _joined(value)
         elif value.strip() == "(" and len(field.group("indent").expandtabs(4)) == 4:
