@@ -1,0 +1,56 @@
+"""The heuristic on what a title's `[Tag]` says about the rest of the title.
+
+A project that tags its titles by area (``[Docs]``, ``[Bugfix]``, ``[KV offload][2/N]``)
+tells with the tag what the title's verb acts on. Every commit is made by git in a
+temporary repository and read by the git source, as a report reads it
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_INPUTS = '''\
+class FieldConfig:
+    """How a keyword argument is sliced per item.
+
+    Args:
+        modality: The modality of the item that uses this keyword argument.
+        slices: For each item, the size of the slice that
+            is used to extract the data corresponding to it.
+
+    Example:
+        slices: [3, 4, 2]
+        dim: 1
+    """
+
+    def __init__(self, modality, size_per_item, dim=0):
+        self.modality = modality
+        self.size_per_item = size_per_item
+        self.dim = dim
+'''
+_DOCSTRING_FIXED = (
+    _INPUTS.replace("slices: For each item, the size of the slice that", "size_per_item: For each item, the size")
+    .replace("is used to extract the data", "of the slice that is used to extract the data")
+    .replace("slices: [3, 4, 2]", "size_per_item: [3, 4, 2]")
+)
+
+
+def test_what_a_docs_tagged_title_fixes_is_the_documentation(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"engine/multimodal/inputs.py": _INPUTS})
+    title = "[Docs] Fix griffe warnings in engine/multimodal (#25216)"
+    analysis = analyse(repo.change(title, {"engine/multimodal/inputs.py": _DOCSTRING_FIXED}))
+    assert (analysis.type, analysis.importance) == (ChangeType.docs, Importance.low)
+    assert not analysis.flags.user_facing
+
+
+def test_a_bugfix_tag_beside_the_docs_tag_keeps_the_fix(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"engine/multimodal/inputs.py": _INPUTS})
+    fixed = _INPUTS.replace("self.dim = dim", "self.dim = int(dim)")
+    title = "[Bugfix][Docs] Fix the slicing dimension read from docs"
+    analysis = analyse(repo.change(title, {"engine/multimodal/inputs.py": fixed}))
+    assert analysis.type == ChangeType.fix
