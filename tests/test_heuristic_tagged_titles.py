@@ -54,3 +54,52 @@ def test_a_bugfix_tag_beside_the_docs_tag_keeps_the_fix(tmp_path: Path) -> None:
     title = "[Bugfix][Docs] Fix the slicing dimension read from docs"
     analysis = analyse(repo.change(title, {"engine/multimodal/inputs.py": fixed}))
     assert analysis.type == ChangeType.fix
+
+
+_OFFLOADING = '''\
+class OffloadingManager:
+    """Decides which KV blocks leave the GPU and where they go."""
+
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self.blocks = {}
+
+    def store(self, block_id, medium):
+        if len(self.blocks) >= self.capacity:
+            raise MemoryError("offloading medium is full")
+        self.blocks[block_id] = medium
+'''
+_OFFLOADING_TEST = """\
+from engine.offloading.manager import OffloadingManager
+
+
+def test_store_respects_capacity():
+    manager = OffloadingManager(capacity=1)
+    manager.store(1, "cpu")
+    assert manager.blocks == {1: "cpu"}
+"""
+_SCHEDULER = """\
+class Scheduler:
+    def __init__(self, config):
+        self.config = config
+"""
+
+
+def test_a_series_step_that_only_adds_new_modules_is_groundwork(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"engine/scheduler.py": _SCHEDULER})
+    files = {"engine/offloading/manager.py": _OFFLOADING, "tests/offloading/test_manager.py": _OFFLOADING_TEST}
+    analysis = analyse(repo.change("[KV offload][2/N] Introduce LRU-based CPU offloading management", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    assert not analysis.flags.user_facing
+    assert "`engine/offloading/manager.py`" in analysis.importance_reason
+
+
+def test_the_series_step_that_wires_new_modules_in_is_what_users_get(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"engine/scheduler.py": _SCHEDULER})
+    wired = _SCHEDULER.replace(
+        "        self.config = config\n",
+        "        self.config = config\n        self.offloading = OffloadingManager(config.cpu_blocks)\n",
+    )
+    files = {"engine/offloading/manager.py": _OFFLOADING, "engine/scheduler.py": wired}
+    analysis = analyse(repo.change("[KV offload][4/N] Add CPU offloading to the scheduler", files))
+    assert (analysis.type, analysis.importance) == (ChangeType.feat, Importance.medium)
