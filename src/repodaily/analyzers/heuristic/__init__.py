@@ -13,7 +13,7 @@ language from that table's sentences.
 One module a step, each importing only the ones before it: ``base``,
 ``message_rules``, ``diff_rules``, ``idiom_rules``, ``revision_rules``, ``sentences`` and ``rules``
 model the table, ``conventions`` extends it per repository; ``prose``, ``title``, ``evidence``,
-``pull``, ``files``, ``patch``, ``revisions``, ``surface``, ``idioms`` and ``changelog`` read a
+``pull``, ``files``, ``patch``, ``revisions``, ``surface``, ``idioms``, ``changelog`` and ``groundwork`` read a
 commit; ``decide`` judges it and ``text`` writes the judgement. ``source`` hashes all of it for the fingerprint.
 """
 
@@ -29,6 +29,7 @@ from repodaily.analyzers.heuristic.conventions import available_conventions, loa
 from repodaily.analyzers.heuristic.decide import is_release, judge
 from repodaily.analyzers.heuristic.evidence import Evidence, read_message
 from repodaily.analyzers.heuristic.files import Files, documents_behaviour, impact_scope, read_files
+from repodaily.analyzers.heuristic.groundwork import read_series_groundwork
 from repodaily.analyzers.heuristic.idioms import weigh_idioms
 from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
 from repodaily.analyzers.heuristic.pull import read_pull_request
@@ -133,6 +134,7 @@ class HeuristicAnalyzer(Analyzer):
                 # what it deprecates.
                 keeps_working(evidence, surface, self.rules)
         read_tests_title(evidence, title, facts, self.rules, quote)
+        read_series_groundwork(evidence, message.title.series, facts, self.rules)
         if evidence.votes.keys() == {ChangeType.refactor} and documents_behaviour(facts, self.rules):
             # A restructuring that rewrites a page users read changed behaviour: the patch decides instead.
             read_patch_fallback(evidence, facts, self.rules)

@@ -475,6 +475,14 @@ class TestsTitle(Strict):
         return re.compile(self.title, FLAGS)
 
 
+class SeriesGroundwork(Strict):
+    """A step of a numbered series that only adds new source modules (tests, CI and docs beside them)."""
+
+    type: ChangeType
+    weight: float = Field(ge=0)
+    max_importance: Importance
+
+
 class DiffRules(Strict):
     """What the patch says about the type when the message says nothing.
 
@@ -497,6 +505,8 @@ class DiffRules(Strict):
     A ``tests_title`` is a title that says the commit adds or improves tests, on
     a diff that is mostly test files: the source lines beside them (a helper the
     tests call, a hook, a one-line tweak) serve the tests.
+    A ``series_groundwork`` step of a ``[k/N]`` series adds new source modules and
+    changes no file that existed but tests, CI and docs: nothing reaches them yet.
     """
 
     new_names: list[str] = Field(default_factory=list)
@@ -522,6 +532,7 @@ class DiffRules(Strict):
     constant_table_importance: Importance = Importance.low
     repeated_edit: RepeatedEdit | None = None
     tests_title: TestsTitle | None = None
+    series_groundwork: SeriesGroundwork | None = None
 
     @field_validator("new_names")
     @classmethod

@@ -98,6 +98,7 @@ class Messages(Strict):
     reason_core: str
     reason_cap: str
     reason_data_table: str
+    reason_series_groundwork: str
     reason_silent_fragment: str
     reason_source: str
     reason_source_no_evidence: str
