@@ -255,9 +255,15 @@ def _metadata_only(file: ContextFile, rules: RuleSet) -> bool:
     return _every_changed_line(file, follow, lambda key, _: key is not None and keys.match(key) is not None)
 
 
+#: A manifest line that only closes an object or an array, with the comma before the next key or none.
+_CLOSER = re.compile(r"[\]}]+,?")
+
+
 def _every_changed_line(file: ContextFile, follow: Follow, accepts: LineTest) -> bool:
     """The patch changes a line of code, and ``accepts`` every one it changes, given what ``follow`` says
-    it belongs to (a manifest's section, the key whose array holds it). Comment lines are no code."""
+    it belongs to (a manifest's section, the key whose array holds it). Comment lines are no code, nor is
+    a line that only closes a table or an array (``},`` turned ``}`` when the section after it goes): it
+    belongs to whichever section the lines around it change."""
     state: str | None = None
     seen = False
     for line in file.text.splitlines():
@@ -268,7 +274,7 @@ def _every_changed_line(file: ContextFile, follow: Follow, accepts: LineTest) ->
             continue
         state, owner = follow(state, line[1:])
         code = line[1:].strip()
-        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+        if line[:1] not in ("+", "-") or not code or code.startswith("#") or _CLOSER.fullmatch(code):
             continue
         if not accepts(owner, code):
             return False

@@ -1,0 +1,58 @@
+"""The heuristic on the conventions of a TypeScript library published to npm.
+
+Such a library declares in ``package.json`` what its users install (``dependencies``,
+``peerDependencies``) beside what only its own repository installs
+(``devDependencies``, and the ``resolutions`` or ``overrides`` that pin a transitive
+version in the repository's own install), keeps example applications with manifests
+of their own in ``examples/``, and marks an API it deprecates with a TSDoc
+``@deprecated`` tag, which editors and the type checker's language service show to
+its users. Every commit is made by git in a temporary repository and read by the git
+source, as a report reads it (:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_PACKAGE = """{
+  "name": "acme-store",
+  "version": "4.4.7",
+  "types": "./index.d.ts",
+  "exports": {
+    ".": {
+      "types": "./index.d.ts",
+      "default": "./index.js"
+    }
+  },
+  "devDependencies": {
+    "prettier": "^3.1.0",
+    "typescript": "^5.3.2",
+    "vitest": "^0.34.6"
+  },
+  "peerDependencies": {
+    "react": ">=16.8"
+  },
+  "resolutions": {
+    "vite": "4.5.0"
+  }
+}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path, {"README.md": "# acme-store\n", "package.json": _PACKAGE})
+
+
+def test_a_resolution_dropped_from_package_json_is_no_dependency_users_lose(repo: Repo) -> None:
+    # Yarn's `resolutions` (npm's `overrides`) pin a transitive version in the repository's own install only.
+    dropped = _PACKAGE.replace('  },\n  "resolutions": {\n    "vite": "4.5.0"\n  }\n', "  }\n")
+    result = analyse(repo.change("chore(deps): update dev dependencies (#2297)", {"package.json": dropped}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.breaking
+    assert not result.flags.user_facing
