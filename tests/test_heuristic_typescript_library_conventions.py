@@ -56,3 +56,13 @@ def test_a_resolution_dropped_from_package_json_is_no_dependency_users_lose(repo
     assert (result.type, result.importance) == (ChangeType.build, Importance.low)
     assert not result.flags.breaking
     assert not result.flags.user_facing
+
+
+def test_a_dependency_bump_in_an_example_application_is_not_user_facing(repo: Repo) -> None:
+    # The demo under examples/ has a manifest of its own: nothing the published package pulls in.
+    demo = '{\n  "name": "demo",\n  "private": true,\n  "dependencies": {\n    "three": "^8.13.5"\n  }\n}\n'
+    repo.change("Add the demo", {"examples/demo/package.json": demo})
+    bumped = demo.replace("8.13.5", "8.13.7")
+    result = analyse(repo.change("upgrade @react-three/fiber (#2042)", {"examples/demo/package.json": bumped}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.user_facing

@@ -154,8 +154,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
     entries class, one whose patch changes only warning or log calls of the diagnostics class, a manifest
     whose patch changes only its development tools' sections of the tooling class, one whose patch changes only
-    what its developers install of the development class, and any file whose patch
-    only refreshes its copyright notice of the notices class."""
+    what its developers install, or that builds an example, a test or the website, of the development class,
+    and any file whose patch only refreshes its copyright notice of the notices class."""
     if NOTICES in rules.paths and notices_only(file):
         return NOTICES
     name = rules.path_table.classify(file.path, binary=file.binary)
@@ -183,6 +183,9 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return DEVELOPMENT
     if METADATA in rules.paths and _metadata_only(file, rules):
         return METADATA
+    # A manifest of the website, an example or the tests (``not_shipped``) builds nothing users install.
+    if DEVELOPMENT in rules.paths and not rules.dependencies.released(file.path):
+        return DEVELOPMENT
     return name
 
 
