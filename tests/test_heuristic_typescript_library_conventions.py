@@ -66,3 +66,35 @@ def test_a_dependency_bump_in_an_example_application_is_not_user_facing(repo: Re
     result = analyse(repo.change("upgrade @react-three/fiber (#2042)", {"examples/demo/package.json": bumped}))
     assert (result.type, result.importance) == (ChangeType.build, Importance.low)
     assert not result.flags.user_facing
+
+
+_REACT = """import type { StoreApi } from './vanilla.ts'
+
+type WithReact<S extends ReadonlyStoreApi<unknown>> = S & {
+  getServerState?: () => ExtractState<S>
+}
+
+export function useStore<S extends WithReact<StoreApi<unknown>>>(api: S) {
+  return api.getState()
+}
+"""
+
+
+def test_a_doc_comment_deprecating_an_api_is_a_deprecation_not_a_comment(repo: Repo) -> None:
+    # The `@deprecated` tag makes editors strike every use through: users are told to move before a removal.
+    repo.change("Add the hook", {"src/react.ts": _REACT})
+    tagged = _REACT.replace(
+        "  getServerState?:", "  /** @deprecated please use api.getInitialState() */\n  getServerState?:"
+    )
+    result = analyse(repo.change("Add deprecation notice for getServerState() (#2266)", {"src/react.ts": tagged}))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert result.flags.user_facing
+    assert not result.flags.breaking
+    assert [(s.kind.value, s.name, s.change.value) for s in result.surface] == [
+        ("deprecation", "getServerState", "deprecated")
+    ]
+    # Rewording the notice deprecates nothing new: the comment is prose again.
+    reworded = tagged.replace("please use api.getInitialState()", "use `api.getInitialState()` instead")
+    result = analyse(repo.change("Reword the deprecation notice", {"src/react.ts": reworded}))
+    assert result.surface == []
+    assert not result.flags.user_facing

@@ -298,11 +298,12 @@ def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSe
     return [TESTS if i in source else name for i, name in enumerate(classes)]
 
 
-#: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
+#: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose. So
+#: is a doc comment's ``@deprecated`` tag, which deprecates what it marks for editors and the type checker.
 _DIRECTIVE = re.compile(
     r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
     r"|prettier-ignore|rubocop:|clang-format|NOLINT|fmt:\s*(off|on|skip)|isort:|pragma|go:(build|generate|embed|linkname)"
-    r"|\+build|SPDX-License-Identifier)",
+    r"|\+build|SPDX-License-Identifier)|@deprecated\b",
 )
 #: How a line holding only a comment starts, in the languages whose comments have a mark of their own
 #: (a Javadoc line may run its star into an HTML tag: ` *<p>`).
