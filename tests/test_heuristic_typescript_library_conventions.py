@@ -98,3 +98,12 @@ def test_a_doc_comment_deprecating_an_api_is_a_deprecation_not_a_comment(repo: R
     result = analyse(repo.change("Reword the deprecation notice", {"src/react.ts": reworded}))
     assert result.surface == []
     assert not result.flags.user_facing
+
+
+def test_a_deprecation_the_diff_shows_outweighs_a_fix_prefix(repo: Repo) -> None:
+    # The rubric decides that deprecating a public API is a feature, whatever the title's prefix calls it.
+    repo.change("Add the hook", {"src/react.ts": _REACT})
+    tagged = _REACT.replace("  getServerState?:", "  /** @deprecated please use api.getState() */\n  getServerState?:")
+    title = "fix: Add deprecation notice for getServerState() in WithReact type (#2266)"
+    result = analyse(repo.change(title, {"src/react.ts": tagged}))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
