@@ -107,3 +107,19 @@ def test_a_deprecation_the_diff_shows_outweighs_a_fix_prefix(repo: Repo) -> None
     title = "fix: Add deprecation notice for getServerState() in WithReact type (#2266)"
     result = analyse(repo.change(title, {"src/react.ts": tagged}))
     assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+
+
+_COMBINE = """export function combine<T extends object, U extends object>(initialState: T, a: (set: unknown) => U) {
+  return (...f: unknown[]) => Object.assign({}, initialState, (a as (...f: unknown[]) => U)(...f))
+}
+"""
+
+
+def test_parameters_renamed_by_a_refactor_break_no_caller(repo: Repo) -> None:
+    # The `refactor:` prefix says nothing changes for users: arguments are passed by position.
+    repo.change("Add combine", {"src/middleware/combine.ts": _COMBINE})
+    renamed = _COMBINE.replace("a:", "create:").replace("(a as", "(create as").replace("...f", "...args")
+    title = "refactor(middleware): rename argument names like 'a', 'f' (#3032)"
+    result = analyse(repo.change(title, {"src/middleware/combine.ts": renamed}))
+    assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
+    assert not result.flags.breaking
