@@ -123,3 +123,26 @@ def test_parameters_renamed_by_a_refactor_break_no_caller(repo: Repo) -> None:
     result = analyse(repo.change(title, {"src/middleware/combine.ts": renamed}))
     assert (result.type, result.importance) == (ChangeType.refactor, Importance.low)
     assert not result.flags.breaking
+
+
+_TOOLS = ["esbuild", "eslint", "eslint-plugin-import", "eslint-plugin-react", "eslint-plugin-vitest", "immer", "jsdom"]
+_TOOLS += ["json", "prettier", "redux", "rollup", "shx", "typescript"]
+_LONG_PACKAGE = (
+    '{\n  "name": "acme-store",\n  "version": "4.5.0",\n  "devDependencies": {\n'
+    + "".join(f'    "{name}": "^1.{i}.0",\n' for i, name in enumerate(_TOOLS))
+    + '    "vitest": "^1.0.0"\n  },\n  "peerDependencies": {\n    "react": ">=18.0.0"\n  }\n}\n'
+)
+
+
+def test_a_dependency_line_whose_header_git_does_not_show_is_a_development_one(repo: Repo) -> None:
+    # A library's devDependencies object is the long one: a change in its middle shows no header.
+    repo.change("Add tooling", {"package.json": _LONG_PACKAGE})
+    dropped = _LONG_PACKAGE.replace('    "eslint-plugin-vitest": "^1.4.0",\n', "")
+    result = analyse(repo.change("test: use @vitest/eslint-plugin (#2845)", {"package.json": dropped}))
+    assert not result.flags.breaking
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
+    bumped = dropped.replace('"redux": "^1.9.0"', '"redux": "^2.0.0"')
+    result = analyse(repo.change("chore(deps): update dev dependencies (#2297)", {"package.json": bumped}))
+    assert (result.type, result.importance) == (ChangeType.build, Importance.low)
+    assert not result.flags.user_facing

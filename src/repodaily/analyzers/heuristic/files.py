@@ -179,7 +179,7 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return name
     if TOOLING in rules.paths and _sections_only(file, rules, _tool_setting(rules)):
         return TOOLING
-    if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules)):
+    if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules, file)):
         return DEVELOPMENT
     if METADATA in rules.paths and _metadata_only(file, rules):
         return METADATA
@@ -211,13 +211,17 @@ def _tool_setting(rules: RuleSet) -> LineTest:
     )
 
 
-def _developers_section(rules: RuleSet) -> LineTest:
+def _developers_section(rules: RuleSet, file: ContextFile) -> LineTest:
     """Whether a line lies under a section of what only the manifest's developers install: their dependencies
-    (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings."""
+    (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings; or, in a
+    manifest whose developers' section is the long one (``headerless_dev``), names a dependency with no header
+    in view."""
     deps = rules.dependencies
-    return lambda section, _: (
-        section is not None
-        and (deps.dev_section_regex.search(section) is not None or deps.tool_section_regex.match(section) is not None)
+    headerless = deps.headerless_is_dev(file.path)
+    return lambda section, code: (
+        (deps.dev_section_regex.search(section) is not None or deps.tool_section_regex.match(section) is not None)
+        if section is not None
+        else headerless and deps.headerless_line_regex.match(code) is not None
     )
 
 
