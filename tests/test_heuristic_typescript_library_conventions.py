@@ -146,3 +146,60 @@ def test_a_dependency_line_whose_header_git_does_not_show_is_a_development_one(r
     result = analyse(repo.change("chore(deps): update dev dependencies (#2297)", {"package.json": bumped}))
     assert (result.type, result.importance) == (ChangeType.build, Importance.low)
     assert not result.flags.user_facing
+
+
+_STORE = """export function createStore<T>(initial: T) {
+  let state = initial
+  return { getState: () => state, setState: (next: T) => (state = next) }
+}
+"""
+
+
+def _changeset(bump: str, summary: str) -> str:
+    return f'---\n"acme-store": {bump}\n---\n\n{summary}\n'
+
+
+@pytest.fixture
+def released(repo: Repo) -> Repo:
+    repo.change("Add changesets", {"src/vanilla.ts": _STORE, ".changeset/config.json": '{"commit": false}\n'})
+    return repo
+
+
+def test_a_changeset_naming_a_major_bump_declares_a_break(released: Repo) -> None:
+    # The release tool bumps the major version for it: existing users' code must change.
+    store = _STORE.replace("setState: (next: T) =>", "setState: (next: T, replace: boolean) =>")
+    files = {
+        "src/vanilla.ts": store,
+        ".changeset/brave-lions-sing.md": _changeset("major", "`setState` now requires the `replace` flag."),
+    }
+    result = analyse(released.change("Store: explicit replace (#2138)", files))
+    assert result.flags.breaking
+    assert result.type == ChangeType.feat
+    assert result.flags.user_facing
+
+
+def test_a_changeset_naming_a_minor_bump_is_a_feature(released: Repo) -> None:
+    # What the diff alone shows (a changed assignment) could be a fix; the minor bump says it is new behaviour.
+    store = _STORE.replace("(state = next)", "(state = Object.is(next, state) ? state : next)")
+    files = {
+        "src/vanilla.ts": store,
+        ".changeset/quiet-owls-run.md": _changeset("minor", "Stores keep their state when set to the same value."),
+    }
+    result = analyse(released.change("Store: identical updates (#2277)", files))
+    assert (result.type, result.importance) == (ChangeType.feat, Importance.medium)
+    assert not result.flags.breaking
+    assert result.flags.user_facing
+
+
+def test_the_version_step_gathering_changesets_is_a_release_whatever_sections_it_fills(released: Repo) -> None:
+    # Changesets' version step deletes the changesets and files their summaries under "Major Changes" in each
+    # package's changelog: a roll-up of changes already reported, released by a title that says only that.
+    summary = "`setState` now requires the `replace` flag."
+    released.change("Store: explicit replace (#2138)", {".changeset/brave-lions-sing.md": _changeset("major", summary)})
+    notes = f"# acme-store\n\n## 5.0.0\n\n### Major Changes\n\n- 1a2b3c4: {summary}\n"
+    manifest = '{\n  "name": "acme-store",\n  "version": "5.0.0"\n}\n'
+    files = {"packages/store/CHANGELOG.md": notes, "packages/store/package.json": manifest}
+    gone = (".changeset/brave-lions-sing.md",)
+    result = analyse(released.change("RELEASING: Releasing 1 package(s)", files, removed=gone))
+    assert result.type == ChangeType.chore
+    assert not result.flags.breaking
