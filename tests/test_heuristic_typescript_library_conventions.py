@@ -203,3 +203,22 @@ def test_the_version_step_gathering_changesets_is_a_release_whatever_sections_it
     result = analyse(released.change("RELEASING: Releasing 1 package(s)", files, removed=gone))
     assert result.type == ChangeType.chore
     assert not result.flags.breaking
+
+
+def test_the_linter_settings_written_in_javascript_are_developer_tooling(repo: Repo) -> None:
+    config = "import js from '@eslint/js'\n\nexport default [\n  js.configs.recommended,\n  { ignores: ['dist'] },\n]\n"
+    repo.change("Add the linter", {"eslint.config.mjs": config})
+    result = analyse(
+        repo.change("Fix the lint setup", {"eslint.config.mjs": config.replace("'dist'", "'dist', 'docs'")})
+    )
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.user_facing
+
+
+def test_the_test_runners_settings_are_test_infrastructure(repo: Repo) -> None:
+    config = "import { defineConfig } from 'vitest/config'\n\nexport default defineConfig({\n"
+    config += "  test: { environment: 'node' },\n})\n"
+    repo.change("Add vitest", {"vitest.config.ts": config})
+    result = analyse(repo.change("update vitest (#2462)", {"vitest.config.ts": config.replace("'node'", "'jsdom'")}))
+    assert (result.type, result.importance) == (ChangeType.ci, Importance.low)
+    assert not result.flags.user_facing
