@@ -222,3 +222,25 @@ def test_the_test_runners_settings_are_test_infrastructure(repo: Repo) -> None:
     result = analyse(repo.change("update vitest (#2462)", {"vitest.config.ts": config.replace("'node'", "'jsdom'")}))
     assert (result.type, result.importance) == (ChangeType.ci, Importance.low)
     assert not result.flags.user_facing
+
+
+_CONNECTOR = """export function connect(enabled: boolean) {
+  let extensionConnector:
+    | (typeof window)['__REDUX_DEVTOOLS_EXTENSION__']
+    | false
+  extensionConnector = enabled && window.__REDUX_DEVTOOLS_EXTENSION__
+  return extensionConnector
+}
+"""
+
+
+def test_a_union_type_prettier_joins_onto_one_line_is_layout(repo: Repo) -> None:
+    # Prettier drops a union's leading bar when the union fits on one line: the types read as before.
+    repo.change("Add the connector", {"src/middleware/devtools.ts": _CONNECTOR})
+    joined = _CONNECTOR.replace(
+        "\n    | (typeof window)['__REDUX_DEVTOOLS_EXTENSION__']\n    | false\n",
+        "\n    (typeof window)['__REDUX_DEVTOOLS_EXTENSION__'] | false\n",
+    )
+    result = analyse(repo.change("Apply the new formatter", {"src/middleware/devtools.ts": joined}))
+    assert (result.type, result.importance) == (ChangeType.chore, Importance.low)
+    assert not result.flags.user_facing
