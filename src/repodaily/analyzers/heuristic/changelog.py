@@ -47,8 +47,11 @@ class _Entry:
 
 
 def _entries(file: ContextFile, rules: RuleSet) -> list[_Entry]:
-    """The entries a changelog file's patch adds: a news fragment's one, or a changelog's new bullets."""
-    fragment = _fragment_entry(file, rules)
+    """The entries a changelog file's patch adds: a changeset's or a news fragment's one, or a changelog's new
+    bullets."""
+    fragment = _changeset_entry(file, rules)
+    if fragment is None:
+        fragment = _fragment_entry(file, rules)
     return _changelog_entries(file, rules) if fragment is None else fragment
 
 
@@ -172,6 +175,39 @@ def _fragment_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
     return [_Entry(text, section)] if text else []
 
 
+#: The version bumps a changeset may name, the largest first.
+_BUMPS = ("major", "minor", "patch")
+
+
+def _changeset_entry(file: ContextFile, rules: RuleSet) -> list[_Entry] | None:
+    """A changeset's summary as one entry; None when the file is no changeset.
+
+    Changesets, the release tool of many npm packages, keep a file per change: a
+    front matter between ``---`` lines naming each package and its semantic version
+    bump (``"zustand": minor``), then the summary the release gathers into the
+    changelog under "Major Changes", "Minor Changes" or "Patch Changes", the
+    section the entry is read in for the largest bump. An empty changeset (no
+    package: nothing to release) is no entry, nor is one removed or only edited.
+    """
+    changelog = rules.changelog
+    if changelog.changeset_regex.search(file.path) is None:
+        return None
+    if file.status != FileStatus.added:
+        return []
+    lines = [line[1:].strip() for line in file.text.splitlines() if line.startswith("+") and line[1:3] != "++"]
+    fences = [index for index, line in enumerate(lines) if line == "---"][:2]
+    if len(fences) < 2:
+        return []
+    named = {
+        m.group("name").lower()
+        for line in lines[fences[0] + 1 : fences[1]]
+        if (m := changelog.changeset_bump_regex.match(line))
+    }
+    bump = next((level for level in _BUMPS if level in named), None)
+    text = " ".join(" ".join(lines[fences[1] + 1 :]).split())
+    return [_Entry(text, changelog.section(f"{bump} changes"))] if bump and text else []
+
+
 def _silent_fragment(facts: Files, rules: RuleSet) -> str | None:
     """The name of a news fragment of a silent kind the commit adds (``changelog/590.trivial.rst``), if any."""
     changelog = rules.changelog
@@ -185,17 +221,17 @@ def _silent_fragment(facts: Files, rules: RuleSet) -> str | None:
 def read_gathered_fragments(evidence: Evidence, facts: Files, rules: RuleSet, quote: str) -> None:
     """A release signal from the release tool's own step: news fragments deleted, the changelog given their entries.
 
-    Towncrier (and its kin) builds a release's notes by gathering the fragments into the
-    changelog and deleting them, whatever the commit's title says ("Prepare release version
+    Towncrier (and its kin, changesets' version step) builds a release's notes by gathering the fragments
+    into the changelog and deleting them, whatever the commit's title says ("Prepare release version
     8.3.4", a merge of the release branch, a cherry-pick of it). The cite is the heading the
     notes gain (``pytest 8.3.4 (2024-12-01)``), else the changelog's path.
     """
-    regex = rules.changelog.fragment_regex
+    one_change = rules.changelog.records_one_change
     records = [rules.path_rules(name).changelog for name in facts.classes]
     changelogs = [file for file, record in zip(facts.files, records, strict=True) if record]
-    if not any(file.status == FileStatus.deleted and regex.search(file.path) for file in changelogs):
+    if not any(file.status == FileStatus.deleted and one_change(file.path) for file in changelogs):
         return
-    gaining = [f for f in changelogs if f.additions and f.status != FileStatus.deleted and not regex.search(f.path)]
+    gaining = [f for f in changelogs if f.additions and f.status != FileStatus.deleted and not one_change(f.path)]
     if not gaining:
         return
     evidence.signal("release", quote.format(text=_new_heading(gaining[0]) or gaining[0].path))

@@ -124,6 +124,8 @@ class DependencyRules(Strict):
     )
     manifests: list[str] = Field(default_factory=list)
     side_by_side: list[str] = Field(default_factory=list)
+    headerless_dev: list[str] = Field(default_factory=list)
+    headerless_line: str = r"(?!)"
     not_shipped: list[str] = Field(default_factory=list)
     dev_scopes: list[str] = Field(default_factory=list)
     section: str = r"(?!)"
@@ -143,7 +145,7 @@ class DependencyRules(Strict):
     def _check_section(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
-    @field_validator("dev_section", "tool_section", "metadata_key", "lint_level", "compiled")
+    @field_validator("dev_section", "tool_section", "metadata_key", "lint_level", "compiled", "headerless_line")
     @classmethod
     def _check_dev_section(cls, value: str) -> str:
         return check_regex(value)
@@ -163,6 +165,10 @@ class DependencyRules(Strict):
     @cached_property
     def metadata_key_regex(self) -> re.Pattern[str]:
         return re.compile(self.metadata_key, re.IGNORECASE)
+
+    @cached_property
+    def headerless_line_regex(self) -> re.Pattern[str]:
+        return re.compile(self.headerless_line)
 
     @cached_property
     def lint_level_regex(self) -> re.Pattern[str]:
@@ -197,7 +203,7 @@ class DependencyRules(Strict):
         """A requirements file, whose exact versions pin an environment."""
         return self._pin_files.matches(path)
 
-    @field_validator("manifests", "side_by_side", "not_shipped", "pin_files")
+    @field_validator("manifests", "side_by_side", "headerless_dev", "not_shipped", "pin_files")
     @classmethod
     def _check_globs(cls, value: list[str]) -> list[str]:
         return check_globs(value)
@@ -213,6 +219,14 @@ class DependencyRules(Strict):
     @cached_property
     def _side_by_side(self) -> Globs:
         return Globs(self.side_by_side)
+
+    @cached_property
+    def _headerless_dev(self) -> Globs:
+        return Globs(self.headerless_dev)
+
+    def headerless_is_dev(self, path: str) -> bool:
+        """A manifest whose dependency lines with no section header in view are its developers' (package.json)."""
+        return self._headerless_dev.matches(path)
 
     def installs_side_by_side(self, path: str) -> bool:
         """A manifest whose package manager installs two incompatible versions of a library side by side."""

@@ -154,8 +154,8 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
     directives of the includes class, one whose patch only adds rows to a table keyed by strings of the
     entries class, one whose patch changes only warning or log calls of the diagnostics class, a manifest
     whose patch changes only its development tools' sections of the tooling class, one whose patch changes only
-    what its developers install of the development class, and any file whose patch
-    only refreshes its copyright notice of the notices class."""
+    what its developers install, or that builds an example, a test or the website, of the development class,
+    and any file whose patch only refreshes its copyright notice of the notices class."""
     if NOTICES in rules.paths and notices_only(file):
         return NOTICES
     name = rules.path_table.classify(file.path, binary=file.binary)
@@ -179,10 +179,13 @@ def _class_of(file: ContextFile, rules: RuleSet) -> str:
         return name
     if TOOLING in rules.paths and _sections_only(file, rules, _tool_setting(rules)):
         return TOOLING
-    if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules)):
+    if DEVELOPMENT in rules.paths and _sections_only(file, rules, _developers_section(rules, file)):
         return DEVELOPMENT
     if METADATA in rules.paths and _metadata_only(file, rules):
         return METADATA
+    # A manifest of the website, an example or the tests (``not_shipped``) builds nothing users install.
+    if DEVELOPMENT in rules.paths and not rules.dependencies.released(file.path):
+        return DEVELOPMENT
     return name
 
 
@@ -208,13 +211,17 @@ def _tool_setting(rules: RuleSet) -> LineTest:
     )
 
 
-def _developers_section(rules: RuleSet) -> LineTest:
+def _developers_section(rules: RuleSet, file: ContextFile) -> LineTest:
     """Whether a line lies under a section of what only the manifest's developers install: their dependencies
-    (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings."""
+    (``[dependency-groups]``, ``"devDependencies"``, ``[dev-dependencies]``) or their tools' settings; or, in a
+    manifest whose developers' section is the long one (``headerless_dev``), names a dependency with no header
+    in view."""
     deps = rules.dependencies
-    return lambda section, _: (
-        section is not None
-        and (deps.dev_section_regex.search(section) is not None or deps.tool_section_regex.match(section) is not None)
+    headerless = deps.headerless_is_dev(file.path)
+    return lambda section, code: (
+        (deps.dev_section_regex.search(section) is not None or deps.tool_section_regex.match(section) is not None)
+        if section is not None
+        else headerless and deps.headerless_line_regex.match(code) is not None
     )
 
 
@@ -255,9 +262,15 @@ def _metadata_only(file: ContextFile, rules: RuleSet) -> bool:
     return _every_changed_line(file, follow, lambda key, _: key is not None and keys.match(key) is not None)
 
 
+#: A manifest line that only closes an object or an array, with the comma before the next key or none.
+_CLOSER = re.compile(r"[\]}]+,?")
+
+
 def _every_changed_line(file: ContextFile, follow: Follow, accepts: LineTest) -> bool:
     """The patch changes a line of code, and ``accepts`` every one it changes, given what ``follow`` says
-    it belongs to (a manifest's section, the key whose array holds it). Comment lines are no code."""
+    it belongs to (a manifest's section, the key whose array holds it). Comment lines are no code, nor is
+    a line that only closes a table or an array (``},`` turned ``}`` when the section after it goes): it
+    belongs to whichever section the lines around it change."""
     state: str | None = None
     seen = False
     for line in file.text.splitlines():
@@ -268,7 +281,7 @@ def _every_changed_line(file: ContextFile, follow: Follow, accepts: LineTest) ->
             continue
         state, owner = follow(state, line[1:])
         code = line[1:].strip()
-        if line[:1] not in ("+", "-") or not code or code.startswith("#"):
+        if line[:1] not in ("+", "-") or not code or code.startswith("#") or _CLOSER.fullmatch(code):
             continue
         if not accepts(owner, code):
             return False
@@ -289,11 +302,12 @@ def _with_unit_tests(files: list[ContextFile], classes: list[str], rules: RuleSe
     return [TESTS if i in source else name for i, name in enumerate(classes)]
 
 
-#: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose.
+#: A comment that instructs a tool (a linter, a type checker, a formatter, the compiler): code, not prose. So
+#: is a doc comment's ``@deprecated`` tag, which deprecates what it marks for editors and the type checker.
 _DIRECTIVE = re.compile(
     r"\b(noqa|type:\s*ignore|nolint|nosec|pylint:|pyright:|mypy:|eslint-(disable|enable)|@ts-(ignore|expect-error|nocheck)"
     r"|prettier-ignore|rubocop:|clang-format|NOLINT|fmt:\s*(off|on|skip)|isort:|pragma|go:(build|generate|embed|linkname)"
-    r"|\+build|SPDX-License-Identifier)",
+    r"|\+build|SPDX-License-Identifier)|@deprecated\b",
 )
 #: How a line holding only a comment starts, in the languages whose comments have a mark of their own
 #: (a Javadoc line may run its star into an HTML tag: ` *<p>`).

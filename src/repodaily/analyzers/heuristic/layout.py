@@ -2,7 +2,8 @@
 
 Such a patch changes nothing the code does: its removed and added lines hold the
 same text once whitespace and line breaks, a trailing comma before a closing
-bracket and the quote a string is written with are set aside, in the same order:
+bracket, the quote a string is written with and the bar a TypeScript union may
+open with are set aside, in the same order:
 a statement moved past others (an assignment put after the check that reads it)
 changes what runs first, which no formatter does. Indentation is
 kept where it carries meaning: each hunk's removed and added lines must start at
@@ -37,6 +38,10 @@ _HUNK_HEADER = re.compile(r"^@@[^\n]*$", re.M)
 _SPACE = re.compile(r"\s+")
 #: A comma right before a closing bracket: the "magic trailing comma" formatters add or drop.
 _TRAILING_COMMA = re.compile(r",(?=[)\]}])")
+#: The bar a TypeScript union type may open with (`type A =\n  | B\n  | C`), at the start of the text or after
+#: what a type follows (`:`, `=`, `(`, `<`, `,`): prettier writes it when a union breaks over lines, and drops
+#: it when the union fits on one.
+_LEADING_BAR = re.compile(r"(?:^|(?<=[:=(<,]))\|(?!\|)")
 _TAB = 4
 #: Files of languages whose blocks are written with braces, where indentation is layout only.
 _BRACED: tuple[str, ...] = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".java", ".kt", ".groovy")
@@ -167,6 +172,8 @@ def _depth(lines: list[str]) -> int | None:
 
 
 def bare_code(lines: list[str]) -> str:
-    """Lines as one text without what a formatter changes: whitespace, trailing commas, quote style."""
+    """Lines as one text without what a formatter changes: whitespace, trailing commas, quote style, a union
+    type's leading bar."""
     text = _SPACE.sub("", "".join(lines))
+    text = _LEADING_BAR.sub("", text) if "|" in text else text
     return _TRAILING_COMMA.sub("", text).replace("'", '"')

@@ -148,13 +148,17 @@ class ChangelogRules(Strict):
     An entry sits in the section of the heading above it, unless it opens with a
     ``label`` of its own (``- **breaking:** ...``) that names a section. A news
     fragment (a file of its own per change, whose name says its kind:
-    ``changelog/1234.bugfix.rst``) is one entry in the section its name gives.
+    ``changelog/1234.bugfix.rst``) is one entry in the section its name gives, and
+    a changeset (``.changeset/brave-lions-sing.md``) one in the section of the
+    largest version bump its front matter names (``"pkg": minor``: "Minor Changes").
     """
 
     entry: str
     heading: str
     label: str = r"(?!)"
     fragment: str = r"(?!)"
+    changeset: str = r"(?!)"
+    changeset_bump: str = r"(?!)"
     silent_fragments: list[str] = Field(default_factory=list)
     silent_max_importance: Importance | None = None
     sections: dict[str, SectionRule] = Field(default_factory=dict)
@@ -183,9 +187,31 @@ class ChangelogRules(Strict):
     def _check_fragment(cls, value: str) -> str:
         return check_regex(value, groups=("name",))
 
+    @field_validator("changeset")
+    @classmethod
+    def _check_changeset(cls, value: str) -> str:
+        return check_regex(value)
+
+    @field_validator("changeset_bump")
+    @classmethod
+    def _check_changeset_bump(cls, value: str) -> str:
+        return check_regex(value, groups=("name",))
+
     @cached_property
     def fragment_regex(self) -> re.Pattern[str]:
         return re.compile(self.fragment, FLAGS)
+
+    @cached_property
+    def changeset_regex(self) -> re.Pattern[str]:
+        return re.compile(self.changeset, FLAGS)
+
+    @cached_property
+    def changeset_bump_regex(self) -> re.Pattern[str]:
+        return re.compile(self.changeset_bump, FLAGS)
+
+    def records_one_change(self, path: str) -> bool:
+        """A file of one change that a release gathers into the changelog: a news fragment or a changeset."""
+        return self.fragment_regex.search(path) is not None or self.changeset_regex.search(path) is not None
 
     @cached_property
     def entry_regex(self) -> re.Pattern[str]:

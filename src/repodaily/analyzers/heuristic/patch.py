@@ -327,22 +327,29 @@ def shipped_lines(file: ContextFile, sign: str, rules: RuleSet) -> tuple[str, ..
     the project's own developers install, not its users; a ``[tool.mypy]`` table
     configures their tools (its ``python_version`` is the checker's target, no
     floor). Only a header inside the hunk is seen: lines whose section header lies
-    above git's context count as shipped, as every line did before sections were read.
+    above git's context count as shipped, as every line did before sections were read,
+    but in a manifest whose developers' section is the long one (``headerless_dev``).
     """
     deps = rules.dependencies
-    return _shipped(file.text, sign, deps.section_regex, deps.dev_section_regex, deps.tool_section_regex)
+    sections = deps.section_regex, deps.dev_section_regex, deps.tool_section_regex
+    return _shipped(file.text, sign, *sections, deps.headerless_is_dev(file.path))
 
 
 # The surface and the dependency reading both ask for a manifest's lines, once per sign: split each once.
 @functools.lru_cache(maxsize=32)
 def _shipped(
-    text: str, sign: str, section: re.Pattern[str], dev_section: re.Pattern[str], tool_section: re.Pattern[str]
+    text: str,
+    sign: str,
+    section: re.Pattern[str],
+    dev_section: re.Pattern[str],
+    tool_section: re.Pattern[str],
+    headerless_dev: bool,
 ) -> tuple[str, ...]:
     lines: list[str] = []
-    dev = False
+    dev = headerless_dev
     for line in text.splitlines():
         if line.startswith("@@"):
-            dev = False
+            dev = headerless_dev
         elif line.startswith(("+++", "---")):
             continue
         elif header := section.match(line[1:]):

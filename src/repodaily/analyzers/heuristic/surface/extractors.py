@@ -516,6 +516,33 @@ def rust_deprecations(side: Side) -> Iterator[Found]:
         yield Found(SurfaceKind.deprecation, name, "warns", instead)
 
 
+# JavaScript and TypeScript mark an API deprecated with a doc comment's `@deprecated` tag (JSDoc, TSDoc):
+# `/** @deprecated use getInitialState */` above a declaration, or a ` * @deprecated ...` line of a longer
+# comment. Editors strike each use through and the language service reports it, so users are warned through
+# the transition period as a warning call would. Read by the declaration the comment marks, as Rust's
+# attribute is: the first line after the comment, its keywords and modifiers aside.
+_DOC_DEPRECATED = re.compile(
+    r"^[ \t]*(?:/\*\*|\*)[ \t]*@deprecated\b(?P<notice>[^\n]*)(?:\n[ \t]*\*(?!/)[^\n]*)*(?:\n[ \t]*\*/)?"
+    r"\n[ \t]*(?:(?:export|declare|default|public|protected|static|readonly|abstract|async|function\*?|const|let|var"
+    r"|class|interface|type|enum|namespace|get|set)[ \t]+)*(?P<name>[A-Za-z_$][\w$]*)",
+    re.M,
+)
+_SCRIPTS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+
+
+def doc_deprecations(side: Side) -> Iterator[Found]:
+    """Declarations of a public JavaScript or TypeScript module a doc comment's ``@deprecated`` tag marks."""
+    if not public_module(side.path):
+        return
+    for match in _DOC_DEPRECATED.finditer(side.text):
+        name = match.group("name")
+        if name == "private":  # a member the class keeps to itself: no user calls it
+            continue
+        replacement = _REPLACEMENT.search(match.group("notice"))
+        instead = replacement.group("name").rstrip(".") if replacement else None
+        yield Found(SurfaceKind.deprecation, name, "warns", instead)
+
+
 def _holds(*words: str, lower: bool = False) -> Callable[[str, str], bool]:
     """Whether a patch (lower-cased with ``lower``) holds any of ``words``."""
     if lower:
@@ -571,4 +598,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     Extractor(root_exports, lambda path, _: package_root(path)),
     Extractor(deprecations, _holds(*_NOTICE_WORDS, lower=True)),
     Extractor(rust_deprecations, lambda path, patch: path.endswith(".rs") and "#[deprecated" in patch),
+    Extractor(doc_deprecations, lambda path, patch: path.endswith(_SCRIPTS) and "@deprecated" in patch),
 )
