@@ -593,6 +593,8 @@ _BAD_INPUTS = [
     ("name-not-utf8", ["report", "{demo}", "--name", "o/r\udcff", *_DAY, "--format", "json"], {}, 2,
      "is not OWNER/REPO"),
     ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),
+    ("unnamed-on-a-branch", ["report", "{demo}", "--branch", "main", "--output", "{out}", *_DAY], {}, 2,
+     "cannot tell owner/repo for '/"),
     ("no-commits-yet", ["report", "{tmp}/empty-repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
      "has no commits yet"),
     ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),

@@ -40,6 +40,14 @@ def test_repos_are_read(tmp_path):
     assert repo.source_settings["url"] == "https://github.com/o/r.git"
 
 
+def test_an_unnamed_repository_is_named_by_where_it_is_whatever_order_its_keys_come_in(tmp_path):
+    """Named by its branch, every unnamed repository on main would read alike in messages and share a shard."""
+    text = '[[repos]]\nbranch = "main"\nurl = "https://example.org/a.git"\n'
+    text += '[[repos]]\nbranch = "main"\npath = "/srv/git/b"\n'
+    labels = [repo.label for repo in load_config(_write(tmp_path, text), environ={}).repos]
+    assert labels == ["https://example.org/a.git", "/srv/git/b"]
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [

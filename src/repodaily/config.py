@@ -38,6 +38,8 @@ _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
 # undecodable byte, kept by Python as a lone surrogate). A name becomes a directory, a title and a
 # subject line, where these would act on a terminal or cannot be written at all.
 _NOT_IN_NAMES = re.compile(f"{controls_except().pattern}|[\ud800-\udfff]")
+# The keys that say where a repository is, in the built-in sources' tables (git's, GitHub's).
+_LOCATION_KEYS = ("url", "path", "repository")
 
 
 def is_repo_name(value: str) -> bool:
@@ -120,8 +122,14 @@ class RepoConfig(_Section):
 
     @property
     def label(self) -> str:
-        """How messages name the repository before its name is known: its name, else where it is."""
-        where = [str(value) for value in self.source_settings.values() if isinstance(value, str) and value]
+        """How messages and shards name the repository before its name is known: its name, else where it is.
+
+        Where it is comes first whatever order the keys were written in: named by its
+        ``branch``, every unnamed repository on ``main`` would read alike, and hash
+        into one shard.
+        """
+        settings = sorted(self.source_settings.items(), key=lambda item: item[0] not in _LOCATION_KEYS)
+        where = [str(value) for _, value in settings if isinstance(value, str) and value]
         return self.name or (where[0] if where else self.source)
 
 
