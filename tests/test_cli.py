@@ -741,6 +741,17 @@ def test_the_json_gives_every_commit_time_in_utc_whatever_offset_git_stored(tmp_
     assert times == ["2026-03-02T04:03:00Z", "2026-03-02T04:02:00Z", "2026-03-02T04:01:00Z", "2026-03-02T04:00:00Z"]
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_stdout_whose_encoding_cannot_hold_the_report_gets_it_in_utf8(demo_repo, encoding):
+    """A locale's encoding (PYTHONIOENCODING, a redirect on a cp1252 system) once lost the report to a
+    UnicodeEncodeError, quoted whole on stderr as the target's "one line"."""
+    args = ["report", str(demo_repo), "--name", "o/r", *_DAY]
+    expected = _run_cli(*args)
+    assert expected.returncode == 0, expected.stderr
+    shown = _run_cli(*args, env={"PYTHONIOENCODING": encoding})
+    assert (shown.returncode, shown.stderr, shown.stdout) == (0, "", expected.stdout)
+
+
 def test_a_cached_analysis_corrupted_by_hand_is_analysed_again_not_fatal(demo_repo, tmp_path):
     args = ["report", str(demo_repo), "--name", "demo-org/inferno", *_DAY, "--format", "json"]
     first = _run_cli(*args)
