@@ -146,3 +146,23 @@ def test_the_readme_configs_are_found():
     """The control: the test above cannot pass by finding no block."""
     found = "".join(_readme_configs())
     assert all(table in found for table in ("[[repos]]", "[[llm.endpoints]]", "[[publish]]", "[github]", "[output]"))
+
+
+_ENDPOINT = '[[llm.endpoints]]\nname = "x"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "environ", "key"),
+    [
+        (_ENDPOINT + "timeout_s = inf\n", {}, "llm.endpoints.0.timeout_s"),
+        (_ENDPOINT + "timeout_max_s = +inf\n", {}, "llm.endpoints.0.timeout_max_s"),
+        ('[[publish]]\ntype = "slack"\nmax_wait_s = inf\n', {}, "publish.0.max_wait_s"),
+        ('[[publish]]\ntype = "slack"\ntimeout_s = nan\n', {}, "publish.0.timeout_s"),
+        ('[[publish]]\ntype = "slack"\n', {"REPODAILY__LANGUAGE": "nan"}, "language"),
+    ],
+)
+def test_a_setting_of_inf_or_nan_is_refused_naming_its_key(tmp_path, text, environ, key):
+    """TOML spells both: an endless deadline would let a silent server hold the run for ever."""
+    with pytest.raises(ConfigError) as refused:
+        load_config(_write(tmp_path, text), environ=environ)
+    assert f": {key}: " in str(refused.value) and "finite" in str(refused.value)

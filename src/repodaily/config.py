@@ -14,6 +14,7 @@ table beyond ``type``. This module imports no plugin's code.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -364,10 +365,27 @@ def load_config(
         if spec.from_environment is not None:
             data[spec.name] = spec.from_environment(dict(data.get(spec.name) or {}), environ)
     where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
+    if (key := _non_finite(data)) is not None:
+        raise ConfigError(f"{where}: {key}: must be a finite number, not inf or nan")
     config = _validated(data, where)
     if overrides:
         config = _validated(merge(config.model_dump(), overrides), "command line")
     return config
+
+
+def _non_finite(node: Any, at: str = "") -> str | None:
+    """The key of the first ``inf`` or ``nan`` in ``node``, if any: TOML spells both, and no setting takes either.
+
+    A deadline or a wait of ``inf`` would let a silent server hold the run for ever;
+    NaN passes every bound (``nan > limit`` is false).
+    """
+    if isinstance(node, float) and not math.isfinite(node):
+        return at.removesuffix(".")
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if (found := _non_finite(value, f"{at}{key}.")) is not None:
+            return found
+    return None
 
 
 def _validated(data: dict[str, Any], where: str) -> Config:
