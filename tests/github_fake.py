@@ -84,6 +84,8 @@ class GitHubFake(LoopbackHttpServer):
         self.hang = False
         #: Every page of a listing links to the next as ever, but the page after it links back to it (a broken proxy).
         self.loop_pages = False
+        #: Every page asked is the first, its Link pointing one page further, without end (a proxy that drops `page`).
+        self.ignore_page = False
         self._refusals: list[tuple[int, dict[str, Any], list[tuple[str, str]]]] = []
         #: A push by someone else, made right after the publisher's next read of that path.
         self._pushes_after_read: dict[str, bytes] = {}
@@ -532,6 +534,8 @@ class GitHubFake(LoopbackHttpServer):
         relations = [("next", page + 1), ("last", last)] if page < last else []
         if self.loop_pages and page > 1:
             relations = [("next", page - 1)]
+        if self.ignore_page:
+            chunk, relations = items[:per_page], [("next", page + 1)]
         links = []
         for relation, number in relations:
             address = f"{self.origin}/repositories/{REPO_ID}/{where}?{urlencode({**query, 'page': number})}"

@@ -15,6 +15,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +24,9 @@ import pytest
 from batch_fakes import KEY, FakeOpenAI
 from click.testing import CliRunner, Result
 
+from repodaily.batch.collect import replies_from_files
 from repodaily.batch.lines import MAX_REPLY_LINE_BYTES
+from repodaily.batch.manifest import read_requests
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 
@@ -425,6 +428,27 @@ def test_another_exports_output_is_refused_before_anything_is_asked(repo, fake, 
     refused = _cli("batch", "collect", exported, "--from-file", stranger, "--config", config)
     assert refused.exit_code == 2 and "is it another export's output?" in refused.output
     assert fake.chat == asked and _rows(config) == 0
+
+
+def test_replies_to_no_request_of_the_export_are_counted_not_kept(repo, fake, tmp_path):
+    """An output file of another run's megabytes is read a line at a time, and what answers none of ours is let go."""
+    _, exported = _exported(repo, fake, tmp_path)
+    ours = _lines(exported)[0]["custom_id"]
+    output = tmp_path / "mixed.jsonl"
+    with output.open("w") as out:
+        for number in range(60):
+            body = {"pad": "x" * 1_000_000}
+            out.write(json.dumps({"custom_id": f"another-{number}", "response": {"status_code": 200, "body": body}}))
+            out.write("\n")
+        out.write(json.dumps({"custom_id": ours, "response": {"status_code": 200, "body": {"choices": []}}}) + "\n")
+    tracemalloc.start()
+    try:
+        replies = replies_from_files([str(output)], read_requests(exported))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert set(replies.by_id) == {ours}
+    assert peak < 20 * 2**20, f"{peak / 2**20:.0f} MiB held for a 60 MB file of others' replies"
 
 
 def test_the_slim_format_carries_custom_id_and_body_only_and_is_not_submitted_to_openai(repo, fake, tmp_path):

@@ -8,7 +8,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -595,6 +595,8 @@ _BAD_INPUTS = [
     ("name-not-utf8", ["report", "{demo}", "--name", "o/r\udcff", *_DAY, "--format", "json"], {}, 2,
      "is not OWNER/REPO"),
     ("no-such-branch", [*_REPORT, "--branch", "nope", *_DAY], {}, 2, "nope"),
+    ("unnamed-on-a-branch", ["report", "{demo}", "--branch", "main", "--output", "{out}", *_DAY], {}, 2,
+     "cannot tell owner/repo for '/"),
     ("no-commits-yet", ["report", "{tmp}/empty-repo", "--name", "o/r", "--output", "{out}", *_DAY], {}, 2,
      "has no commits yet"),
     ("no-such-analyzer", [*_REPORT, "--analyzer", "nope", *_DAY], {}, 2, "unknown analyzer"),
@@ -723,6 +725,33 @@ def test_commits_with_dates_no_clock_shows_are_reported_end_to_end(tmp_path):
     markdown = _run_cli("report", str(builder.path), "--name", "o/odd", "--date", "2026-03-02", "--lang", "en")
     assert (markdown.returncode, markdown.stderr) == (0, "")
     assert "| 2026-03-02 12:00:00 | A | Offset +9999 |" in markdown.stdout
+
+
+def test_the_json_gives_every_commit_time_in_utc_whatever_offset_git_stored(tmp_path):
+    """The format promises UTC: a program comparing times as text must not meet +08:00 beside Z."""
+    builder = RepoBuilder(tmp_path / "offsets")
+    builder.commit("Initial import", when=datetime(2026, 3, 1, tzinfo=SHANGHAI))
+    noon = datetime(2026, 3, 2, 12, tzinfo=SHANGHAI)
+    offsets = {"+0800": 8, "+1400": 14, "-1200": -12, "+0530": 5.5}
+    for minute, (offset, hours) in enumerate(offsets.items()):
+        builder.commit(
+            f"Stored at {offset}", when=(noon + timedelta(minutes=minute)).astimezone(timezone(timedelta(hours=hours)))
+        )
+    result = _run_cli("report", str(builder.path), "--name", "o/offsets", "--date", "2026-03-02", "--format", "json")
+    assert (result.returncode, result.stderr) == (0, "")
+    times = [c["committed_at"] for c in json.loads(result.stdout)["commits"]]
+    assert times == ["2026-03-02T04:03:00Z", "2026-03-02T04:02:00Z", "2026-03-02T04:01:00Z", "2026-03-02T04:00:00Z"]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_stdout_whose_encoding_cannot_hold_the_report_gets_it_in_utf8(demo_repo, encoding):
+    """A locale's encoding (PYTHONIOENCODING, a redirect on a cp1252 system) once lost the report to a
+    UnicodeEncodeError, quoted whole on stderr as the target's "one line"."""
+    args = ["report", str(demo_repo), "--name", "o/r", *_DAY]
+    expected = _run_cli(*args)
+    assert expected.returncode == 0, expected.stderr
+    shown = _run_cli(*args, env={"PYTHONIOENCODING": encoding})
+    assert (shown.returncode, shown.stderr, shown.stdout) == (0, "", expected.stdout)
 
 
 def test_a_cached_analysis_corrupted_by_hand_is_analysed_again_not_fatal(demo_repo, tmp_path):

@@ -40,6 +40,14 @@ def test_repos_are_read(tmp_path):
     assert repo.source_settings["url"] == "https://github.com/o/r.git"
 
 
+def test_an_unnamed_repository_is_named_by_where_it_is_whatever_order_its_keys_come_in(tmp_path):
+    """Named by its branch, every unnamed repository on main would read alike in messages and share a shard."""
+    text = '[[repos]]\nbranch = "main"\nurl = "https://example.org/a.git"\n'
+    text += '[[repos]]\nbranch = "main"\npath = "/srv/git/b"\n'
+    labels = [repo.label for repo in load_config(_write(tmp_path, text), environ={}).repos]
+    assert labels == ["https://example.org/a.git", "/srv/git/b"]
+
+
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
@@ -138,3 +146,23 @@ def test_the_readme_configs_are_found():
     """The control: the test above cannot pass by finding no block."""
     found = "".join(_readme_configs())
     assert all(table in found for table in ("[[repos]]", "[[llm.endpoints]]", "[[publish]]", "[github]", "[output]"))
+
+
+_ENDPOINT = '[[llm.endpoints]]\nname = "x"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n'
+
+
+@pytest.mark.parametrize(
+    ("text", "environ", "key"),
+    [
+        (_ENDPOINT + "timeout_s = inf\n", {}, "llm.endpoints.0.timeout_s"),
+        (_ENDPOINT + "timeout_max_s = +inf\n", {}, "llm.endpoints.0.timeout_max_s"),
+        ('[[publish]]\ntype = "slack"\nmax_wait_s = inf\n', {}, "publish.0.max_wait_s"),
+        ('[[publish]]\ntype = "slack"\ntimeout_s = nan\n', {}, "publish.0.timeout_s"),
+        ('[[publish]]\ntype = "slack"\n', {"REPODAILY__LANGUAGE": "nan"}, "language"),
+    ],
+)
+def test_a_setting_of_inf_or_nan_is_refused_naming_its_key(tmp_path, text, environ, key):
+    """TOML spells both: an endless deadline would let a silent server hold the run for ever."""
+    with pytest.raises(ConfigError) as refused:
+        load_config(_write(tmp_path, text), environ=environ)
+    assert f": {key}: " in str(refused.value) and "finite" in str(refused.value)

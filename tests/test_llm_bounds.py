@@ -420,6 +420,33 @@ def test_an_error_body_sent_with_http_200_is_quoted_in_the_failure(tmp_path, ser
     assert "sk-test-echoed-key-0123" not in err and "\x1b" not in err
 
 
+def exhausted_limit(reset: str) -> Answer:
+    """A valid completion whose headers say the request limit is used up until ``reset`` (OpenAI's headers)."""
+
+    async def answer(server: ScriptedEndpoint, request: HttpRequest, _: asyncio.StreamReader, writer):
+        headers = [("x-ratelimit-remaining-requests", "0"), ("x-ratelimit-reset-requests", reset)]
+        await write_json(writer, 200, server._completion(request.json()), headers)
+
+    return answer
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("reset", ["100000", "1e400", "inf", "nan", "27h46m40s"])
+def test_a_limit_said_to_reset_past_any_wait_worth_taking_holds_no_request(tmp_path, serve, reset):
+    """An answer may say the limit refills in a day, or never: the next request goes, and its own answer decides.
+
+    Waiting as told would hold the run for as long as the server names. A wait
+    that long is not taken after a refusal either (the commit falls back); after
+    an answer nothing was refused yet, so the next request is simply sent.
+    """
+    endpoint = serve(on_chat(exhausted_limit(reset), first=1))
+    repo = _day_repo(tmp_path, commits=3)
+    own = _cost_without_waits(repo, tmp_path)
+    code, report, err, elapsed = _report(repo, _config(tmp_path, endpoint, concurrency=1))
+    assert elapsed < own + SLACK_S + 5, err
+    assert code == 0 and {c.analysis.status for c in report.commits} == {"ok"}, err
+
+
 # --------------------------------------------------------------------------- what stderr says
 
 

@@ -352,6 +352,17 @@ def test_a_retry_after_beyond_max_wait_is_not_waited_for():
     assert len(receiver.received) == 1 and all(wait < 600 for wait in time.sleeps)
 
 
+@pytest.mark.parametrize("retry_after", ["nan", "inf", "1e400"])
+def test_a_retry_after_no_clock_can_end_is_waited_out_as_a_backoff(retry_after):
+    """NaN passes every bound (``waited + nan > max_wait`` is false) and sleeps not at all: a retry at once."""
+    time = FakeTime()
+    with SlackReceiver() as receiver:
+        receiver.throttle, receiver.retry_after = 2, retry_after
+        _publish(_publisher("slack", receiver, time=time), _report())
+    assert len(receiver.delivered) == 1
+    assert [wait for wait in time.sleeps if wait >= 1] == [1, 2]
+
+
 def _wrong_token_url(platform: str, receiver: Receiver) -> str:
     token = {"feishu": FeishuReceiver.TOKEN, "dingtalk": DingTalkReceiver.TOKEN, "wecom": WeComReceiver.KEY}
     return receiver.url.replace(token.get(platform, "abcdefghijklmnopqrstuvwx"), "b4d70k3n-f00d-4bad-9bad-0000deadbeef")

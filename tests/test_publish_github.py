@@ -475,6 +475,20 @@ def test_a_long_rate_limit_fails_at_once_with_one_clear_line(fake: GitHubFake, k
     assert fake.issues == []
 
 
+@pytest.mark.timeout(60)
+def test_a_listing_whose_pages_repeat_the_first_under_new_links_is_one_line_not_an_endless_read(fake: GitHubFake):
+    """A proxy that drops the ``page`` asked answers page 1 each time, linking one page further: no link repeats."""
+    for offset in range(150):
+        fake.add_issue(f"old {offset}", "x", ["repodaily"])
+    fake.ignore_page = True
+    with pytest.raises(PublishError) as repeated:
+        _publish(_issue_publisher(fake), _report())
+    message = str(repeated.value)
+    assert message.startswith(f"github-issue {REPOSITORY}: a page of the listing repeats one already read")
+    assert "\n" not in message and TOKEN not in message
+    assert len(fake.requests) == 2 and len(fake.issues) == 150
+
+
 def test_a_listing_whose_next_link_leads_back_is_one_line_not_an_endless_read(fake: GitHubFake):
     for offset in range(150):
         fake.add_issue(f"old {offset}", "x", ["repodaily"])

@@ -19,8 +19,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner
 from hostile import AUTHORS, BODIES, FILE_NAMES, SUBJECTS
+from hostile_report import hostile_report
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from markdown_it import MarkdownIt
 from report_checks import (
     HtmlReader,
     check_report,
@@ -35,6 +37,7 @@ from report_checks import (
 from repodaily.cli import main
 from repodaily.demo.repo_builder import RepoBuilder
 from repodaily.models import DailyReport
+from repodaily.render.markdown import render_markdown
 from repodaily.render.text import (
     _CELL_ALWAYS,
     _CELL_CONTEXT,
@@ -332,3 +335,19 @@ def test_a_path_of_thousands_of_characters_is_shown_cut_in_the_analysis_and_whol
     assert deep in named  # the analysis keeps the whole path
     for page in (_report(builder.path, "--lang", "en"), _report(builder.path, "--lang", "en", "--format", "html")):
         assert deep[:900] in page and deep not in page and "…" in page
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_link_the_markdown_makes_leads_to_a_web_page_or_an_anchor(language: str):
+    """A report's JSON may come from anywhere, its pull-request and release addresses too.
+
+    Our templates make the only links; one made of a ``javascript:`` address is
+    live wherever a viewer does not sanitise, however the Markdown spells it.
+    """
+    reader = MarkdownIt("commonmark")
+    reader.validateLink = lambda _: True  # see every link written, not only those this parser would keep
+    tokens = reader.parse(render_markdown(hostile_report(language=language)))
+    inline = [child for token in tokens for child in token.children or []]
+    destinations = [str(child.attrs["href"]) for child in inline if child.type == "link_open"]
+    assert destinations
+    assert [d for d in destinations if not d.startswith(("https://", "http://", "#"))] == []

@@ -516,6 +516,40 @@ def assert_one_line(error: pytest.ExceptionInfo[SourceError], *needles: str) -> 
         assert needle in message
 
 
+def _shallow_clone(builder: RepoBuilder, tmp_path: Path, depth: int) -> Path:
+    """A clone of ``builder`` that holds only its last ``depth`` commits, as CI checks out (depth 1 by default)."""
+    clone = tmp_path / f"shallow-{depth}"
+    subprocess.run(
+        ["git", "clone", "--quiet", f"--depth={depth}", builder.path.as_uri(), str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    return clone
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_shallow_clone_cut_inside_the_day_is_a_source_error_not_a_shorter_day(
+    builder: RepoBuilder, tmp_path: Path, cache: Path, depth: int
+) -> None:
+    """Read as it is, the day would lose its commits before the cut and show the boundary adding every file."""
+    for hour in (9, 10, 11):
+        builder.commit(f"Change {hour}", when=inside(hour), files={f"app/m{hour}.py": f"x = {hour}\n"})
+    repo = open_repository(str(_shallow_clone(builder, tmp_path, depth)), cache_dir=cache)
+    with pytest.raises(SourceError) as error:
+        collect(repo)
+    assert_one_line(error, "shallow", "--unshallow")
+
+
+def test_a_shallow_clone_cut_before_the_day_reads_the_day_whole(
+    builder: RepoBuilder, tmp_path: Path, cache: Path
+) -> None:
+    builder.commit("Before", when=inside(9) - timedelta(days=3), files={"app/before.py": "x = 0\n"})
+    for hour in (9, 10):
+        builder.commit(f"Change {hour}", when=inside(hour), files={f"app/m{hour}.py": f"x = {hour}\n"})
+    repo = open_repository(str(_shallow_clone(builder, tmp_path, 3)), cache_dir=cache)
+    assert [c.subject for c in collect(repo)] == ["Change 10", "Change 9"]
+
+
 def test_a_missing_path_is_a_source_error(tmp_path: Path, cache: Path) -> None:
     with pytest.raises(SourceError) as error:
         open_repository(str(tmp_path / "nowhere"), cache_dir=cache)

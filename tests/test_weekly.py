@@ -62,6 +62,8 @@ def test_a_commit_in_a_section_is_the_one_its_day_highlights(stored):
         ("2026-W54", "has no week 54"),
         ("2099-W01", "has not begun"),
         ("W06-2026", "is not an ISO week"),
+        ("２０２６-W０６", "is not an ISO week"),  # digits of another script: int() reads them, a file name keeps them
+        ("2026-W١٠", "is not an ISO week"),
     ],
 )
 def test_a_bad_or_future_week_is_one_line_and_exit_2(stored, week, message):
@@ -169,3 +171,20 @@ def test_digest_deliver_hands_the_week_to_targets_that_take_one_once(stored, tmp
     assert f"{week} → test-inbox: already delivered" in again.stderr
     forced = CliRunner().invoke(main, [*args, "--force"])
     assert forced.exit_code == 0 and len(_Inbox.weeks) == 2
+
+
+def test_a_week_written_with_blanks_around_it_is_the_same_week_and_is_not_delivered_again(stored, tmp_path):
+    """The week's text is in what a reader sees, so a variant of it once made a new digest: sent a second time."""
+    config, _ = stored
+    registry().add("publisher", PluginSpec("test-inbox", _Inbox))
+    with_targets = tmp_path / "repodaily.toml"
+    with_targets.write_text(config.read_text() + '\n[[publish]]\ntype = "test-inbox"\n')
+    week = week_of(DEMO_DAY)
+    args = ["digest", "--config", str(with_targets), "--deliver", "--week"]
+    assert CliRunner().invoke(main, [*args, week]).exit_code == 0  # delivered, now or by a test before
+    delivered = list(_Inbox.weeks)
+    again = CliRunner().invoke(main, [*args, f" {week}\n"])
+    assert again.exit_code == 0 and f"{week} → test-inbox: already delivered" in again.stderr, again.output
+    assert _Inbox.weeks == delivered
+    shown = CliRunner().invoke(main, ["digest", "--config", str(config), "--week", f" {week} ", "--format", "json"])
+    assert WeeklyDigest.model_validate_json(shown.stdout).week == week

@@ -19,8 +19,10 @@ Every error is one line on stderr, click's own usage errors included.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
 import functools
+import io
 import json
 import logging
 import os
@@ -458,12 +460,26 @@ def main(verbose: int) -> None:
     3 a report could not be rendered or written (or an internal error), 130
     interrupted, 141 stdout closed early (`| head`), 143 terminated (SIGTERM).
     """
+    _utf8_stdout()
     level = (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
     # Until a command has read its config, the credentials known are the environment's.
     _log_format.redactor = redactor_for(environ=os.environ)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_log_format)
     logging.basicConfig(level=level, handlers=[handler], force=True)
+
+
+def _utf8_stdout() -> None:
+    """Write standard output in UTF-8, whatever the locale's encoding.
+
+    Reports are UTF-8 text, as their files are: in ASCII or Latin-1 (``PYTHONIOENCODING``,
+    a redirect on a system whose locale is cp1252) a report's first Chinese character or
+    emoji would lose the whole report. stderr keeps its encoding: Python escapes there
+    what the terminal cannot show.
+    """
+    stream = sys.stdout
+    if isinstance(stream, io.TextIOWrapper) and codecs.lookup(stream.encoding).name != "utf-8":
+        stream.reconfigure(encoding="utf-8")
 
 
 def _located(location: str, source: str, **fields: Any) -> RepoConfig:

@@ -14,6 +14,7 @@ table beyond ``type``. This module imports no plugin's code.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import tomllib
@@ -38,6 +39,8 @@ _REPO_NAME_RE = re.compile(r"[^/\s]+/[^/\s]+")
 # undecodable byte, kept by Python as a lone surrogate). A name becomes a directory, a title and a
 # subject line, where these would act on a terminal or cannot be written at all.
 _NOT_IN_NAMES = re.compile(f"{controls_except().pattern}|[\ud800-\udfff]")
+# The keys that say where a repository is, in the built-in sources' tables (git's, GitHub's).
+_LOCATION_KEYS = ("url", "path", "repository")
 
 
 #: The longest name of one directory most file systems take, in bytes: each part of a name becomes one.
@@ -134,8 +137,14 @@ class RepoConfig(_Section):
 
     @property
     def label(self) -> str:
-        """How messages name the repository before its name is known: its name, else where it is."""
-        where = [str(value) for value in self.source_settings.values() if isinstance(value, str) and value]
+        """How messages and shards name the repository before its name is known: its name, else where it is.
+
+        Where it is comes first whatever order the keys were written in: named by its
+        ``branch``, every unnamed repository on ``main`` would read alike, and hash
+        into one shard.
+        """
+        settings = sorted(self.source_settings.items(), key=lambda item: item[0] not in _LOCATION_KEYS)
+        where = [str(value) for _, value in settings if isinstance(value, str) and value]
         return self.name or (where[0] if where else self.source)
 
 
@@ -370,10 +379,27 @@ def load_config(
         if spec.from_environment is not None:
             data[spec.name] = spec.from_environment(dict(data.get(spec.name) or {}), environ)
     where = source if not env_layer else f"{source} (with {ENV_PREFIX}* environment overrides)"
+    if (key := _non_finite(data)) is not None:
+        raise ConfigError(f"{where}: {key}: must be a finite number, not inf or nan")
     config = _validated(data, where)
     if overrides:
         config = _validated(merge(config.model_dump(), overrides), "command line")
     return config
+
+
+def _non_finite(node: Any, at: str = "") -> str | None:
+    """The key of the first ``inf`` or ``nan`` in ``node``, if any: TOML spells both, and no setting takes either.
+
+    A deadline or a wait of ``inf`` would let a silent server hold the run for ever;
+    NaN passes every bound (``nan > limit`` is false).
+    """
+    if isinstance(node, float) and not math.isfinite(node):
+        return at.removesuffix(".")
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, value in items:
+        if (found := _non_finite(value, f"{at}{key}.")) is not None:
+            return found
+    return None
 
 
 def _validated(data: dict[str, Any], where: str) -> Config:

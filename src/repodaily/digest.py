@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import date
+from datetime import UTC, date
 from typing import Literal
 
 from repodaily.highlights import select_highlights
@@ -43,7 +43,7 @@ def _report_commit(
         sha=commit.sha,
         short_sha=commit.short_sha,
         url=f"{web_url}/commit/{commit.sha}" if web_url else None,
-        committed_at=commit.committed_at,
+        committed_at=commit.committed_at.astimezone(UTC),
         author=commit.author_name,
         subject=commit.subject,
         message_lines=commit.headline_lines,

@@ -1,14 +1,15 @@
 """Plan the work: which report days, and the exact time window of each.
 
-A report day D in timezone TZ covers committer dates in [D 00:00:00, D 23:59:59]
-TZ. "Yesterday" is taken in TZ too, so a team in Shanghai and a CI runner in UTC
-agree on what yesterday's report is.
+A report day D in timezone TZ covers committer dates from D 00:00:00 TZ to the
+second before D+1 00:00:00 TZ: [D 00:00:00, D 23:59:59] on a day the clock keeps.
+"Yesterday" is taken in TZ too, so a team in Shanghai and a CI runner in UTC agree
+on what yesterday's report is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from repodaily.errors import ConfigError
@@ -27,8 +28,19 @@ class DayWindow:
 
 
 def day_window(day: date, tz: ZoneInfo) -> DayWindow:
-    """The inclusive window of committer times that belong to ``day`` in ``tz``."""
-    return DayWindow(day, datetime.combine(day, time(0, 0, 0), tz), datetime.combine(day, time(23, 59, 59), tz))
+    """The inclusive window of committer times that belong to ``day`` in ``tz``: midnight to the next one, less 1 s.
+
+    Days tile time: each second is in exactly one. Cut at 23:59:59 on the clock
+    instead, a day whose midnight the clock turns back an hour (Santiago in
+    April, Cairo and Beirut in October) would end before the repeated hour and
+    the next day begin after it, and that hour's commits be in no report. A day
+    the clock skips whole (Apia's 2011-12-30) ends before it starts: it holds none.
+    """
+    start = datetime.combine(day, time(0, 0, 0), tz)
+    following = datetime.combine(day + timedelta(days=1), time(0, 0, 0), tz)
+    # In UTC: arithmetic on datetimes of one zone moves the clock's hands, not time.
+    end = (following.astimezone(UTC) - timedelta(seconds=1)).astimezone(tz)
+    return DayWindow(day, start, end)
 
 
 def today_in(tz: ZoneInfo, now: datetime | None = None) -> date:

@@ -9,6 +9,7 @@ DeepSeek, Groq and others send on every answer.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -22,12 +23,18 @@ _LIMIT_KINDS = ("requests", "tokens")
 
 
 def parse_duration(text: str) -> float | None:
-    """Seconds from ``"20"``, ``"0.5s"``, ``"120ms"`` or ``"6m0s"`` (the forms providers send); None if unreadable."""
+    """Seconds from ``"20"``, ``"0.5s"``, ``"120ms"`` or ``"6m0s"`` (the forms providers send); None if unreadable.
+
+    ``nan``, ``inf`` and numbers past a float (``1e400``) are no wait a clock can
+    end: a wait of NaN passes every bound unnoticed, an infinite one holds forever.
+    """
     text = text.strip()
     try:
-        return max(float(text), 0.0)
+        seconds = float(text)
     except ValueError:
         pass
+    else:
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
     parts = _DURATION_PART.findall(text)
     if not parts or "".join(number + unit for number, unit in parts) != text:
         return None

@@ -48,7 +48,8 @@ __all__ = [
     "week_of",
 ]
 
-_WEEK = re.compile(r"^(\d{4})-W(\d{2})$")
+# ASCII digits only: int() reads a fullwidth or Arabic-Indic "２０２６", and the text would name a file and a title.
+_WEEK = re.compile(r"(\d{4})-W(\d{2})", re.ASCII)
 #: The digest's sections, in the order it shows them: the highlight kinds that name one commit each.
 WEEK_SECTIONS: tuple[HighlightKind, ...] = (
     HighlightKind.breaking,
@@ -119,7 +120,7 @@ class WeeklyDigest(_Model):
 
 def parse_week(text: str, today: date) -> tuple[date, date]:
     """The Monday and Sunday of the ISO week ``YYYY-Www``; ConfigError if malformed, impossible or not yet begun."""
-    match = _WEEK.match(text.strip())
+    match = _WEEK.fullmatch(text.strip())
     if not match:
         raise ConfigError(f"--week {text!r} is not an ISO week; use YYYY-Www, e.g. 2026-W06")
     try:
@@ -195,7 +196,7 @@ def build_weekly(reports: Sequence[DailyReport], week: str) -> WeeklyDigest:
     return WeeklyDigest(
         repo=first.repo,
         repo_url=first.repo_url,
-        week=week,
+        week=week_of(monday),  # as written by the week, not by whoever asked: its text is in what a reader sees
         start=monday,
         end=sunday,
         timezone=first.timezone,

@@ -222,6 +222,11 @@ class Replies:
     by_id: dict[str, Reply] = field(default_factory=dict)
     finished: set[str] = field(default_factory=set)
     pending: list[str] = field(default_factory=list)
+    #: The export's custom_ids, when known: a reply to none of them is counted in ``strangers``, not kept,
+    #: so another run's output costs its lines' time, not their size in memory.
+    asked: frozenset[str] | None = None
+    strangers: int = 0
+    first_stranger: str = ""
 
     def add(self, stream: IO[bytes], name: str) -> None:
         """The replies of one file; the lines that are none are counted in one log line."""
@@ -229,6 +234,9 @@ class Replies:
         for reply in read_replies(stream):
             if reply is None:
                 unread += 1
+            elif self.asked is not None and reply.custom_id not in self.asked:
+                self.strangers += 1
+                self.first_stranger = self.first_stranger or reply.custom_id
             # An error file may name a request the output file answered: the answer wins.
             elif reply.body is not None or reply.custom_id not in self.by_id:
                 self.by_id[reply.custom_id] = reply
@@ -247,24 +255,22 @@ def replies_from_files(paths: Iterable[str], requests: Iterable[Request]) -> Rep
     A chunk counts as finished when any of its requests has a reply in them: its
     requests without one were not answered, and are analysed the synchronous way.
     """
-    replies = Replies()
+    requests = list(requests)
+    replies = Replies(asked=frozenset(request.custom_id for request in requests))
     for path in paths:
         try:
             with open_regular(path) as stream:
                 replies.add(stream, path)
         except OSError as exc:
             raise ConfigError(f"--from-file {path}: cannot read: {exc.strerror or exc}") from None
-    requests = list(requests)
-    asked = {request.custom_id for request in requests}
-    strangers = [custom_id for custom_id in replies.by_id if custom_id not in asked]
-    if strangers and len(strangers) == len(replies.by_id):
+    if replies.strangers and not replies.by_id:
         # Another export's output: analysing every request one by one instead would be a surprise bill.
         raise ConfigError(
-            f"--from-file: none of its {len(strangers)} replies answers a request of this export "
-            f"(custom_id {strangers[0]!r}): is it another export's output?"
+            f"--from-file: none of its {replies.strangers} replies answers a request of this export "
+            f"(custom_id {replies.first_stranger!r}): is it another export's output?"
         )
-    if strangers:
-        log.warning("%d replies answer no request of this export and are left out", len(strangers))
+    if replies.strangers:
+        log.warning("%d replies answer no request of this export and are left out", replies.strangers)
     replies.finished = {r.chunk for r in requests if r.chunk is not None and r.custom_id in replies.by_id}
     return replies
 

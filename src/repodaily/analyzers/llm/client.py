@@ -472,7 +472,9 @@ class ChatClient:
         )
         self._check(exchange.response, exchange.content, asked_format="response_format" in body)
         data = self._decoded(exchange.content)
-        if (pause := server_wait(exchange.response.headers, refused=False)) is not None:
+        # A limit said to refill later than any wait worth taking is not waited for: the next
+        # request goes, and its refusal, if any, decides as any refusal does (_backoff).
+        if (pause := server_wait(exchange.response.headers, refused=False)) is not None and pause <= _LONGEST_WAIT_S:
             self._quota.pause(pause)
         reported = data.get("usage") if isinstance(data, dict) else None
         completion_tokens = _count(reported, "completion_tokens") if isinstance(reported, dict) else 0

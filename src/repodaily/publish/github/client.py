@@ -28,6 +28,8 @@ its own earlier work on the next run instead (a blob SHA, an issue marker).
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
 from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -271,15 +273,22 @@ class GitHubClient:
         """The path of the page after ``reply`` (see :meth:`relative`); ``read`` holds the pages followed so far.
 
         A ``next`` link back to a page already followed (a proxy or server that
-        hands out the same link forever) would be read without end: that is an
-        error, not the end of the listing, whose later items stay unknown.
+        hands out the same link forever) would be read without end, and so would
+        pages that repeat one already read under ever new links (a proxy that drops
+        the ``page`` asked): either is an error, not the end of the listing, whose
+        later items stay unknown.
         """
         path = self.relative(reply.next)
         if path is None:
             return None
         if path in read:
             raise PublishError(f"{self.target}: the next page's link leads back to a page already read: {path}")
-        read.add(path)
+        page = "page " + hashlib.sha256(json.dumps(reply.data, sort_keys=True, default=str).encode()).hexdigest()
+        if page in read:
+            raise PublishError(
+                f"{self.target}: a page of the listing repeats one already read (does the server drop `page`?): {path}"
+            )
+        read.update((path, page))
         return path
 
     async def pages(self, path: str, params: Mapping[str, str]) -> AsyncIterator[Any]:

@@ -18,7 +18,7 @@ from repodaily.models import Commit
 from repodaily.sources.git.blobs import fetch_absent_blobs
 from repodaily.sources.git.commits import ParsedCommit, parse_log
 from repodaily.sources.git.partial import commit_by_sha_with_missing_blobs, commit_with_missing_blobs
-from repodaily.sources.git.process import GitProcess
+from repodaily.sources.git.process import GitProcess, git_text_or_none
 from repodaily.sources.git.repository import GitRepository, require_branch
 from repodaily.sources.git.stream import PATCH_LOG, LineReader
 from repodaily.sources.windows import bucket, check_windows
@@ -83,6 +83,7 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
     stop_before = (start - _WINDOW_SLACK).timestamp()
     listed: list[tuple[str, int]] = []
     old_run = 0
+    oldest = ("", 0)
     args = ["log", "--first-parent", "--no-show-signature", "--format=%H %ct", ref, "--"]
     with GitProcess(args, git_dir=git_dir) as git:
         for line in git.stdout:
@@ -94,10 +95,33 @@ def _listed(git_dir: Path, ref: str, start: datetime, end: datetime) -> list[tup
             old_run = old_run + 1 if committed < stop_before else 0
             if old_run >= _OLD_RUN_TO_STOP:
                 return listed
+            oldest = (sha, committed)
         error = git.error()
     if error is not None:
         raise SourceError(f"cannot list commits of {ref} in {git_dir}: {error}")
+    if oldest[1] >= first and _is_shallow_boundary(git_dir, oldest[0]):
+        cut = datetime.fromtimestamp(oldest[1], start.tzinfo).isoformat(sep=" ")
+        raise SourceError(
+            f"the history of {ref} in {git_dir} is cut at {oldest[0][:7]} ({cut}), a shallow clone's boundary, "
+            "on or after the first day asked: the commits before it and its own diff are unknown; "
+            "fetch the history (git fetch --unshallow, or --shallow-since)"
+        )
     return listed
+
+
+def _is_shallow_boundary(git_dir: Path, sha: str) -> bool:
+    """Whether ``sha`` is where a shallow clone's history stops: git shows it parentless, its diff the whole tree.
+
+    A CI checkout is shallow by default (one commit deep): read as it is, a day
+    cut there would look complete, fewer commits and one of them adding every file.
+    """
+    shallow = git_text_or_none(["rev-parse", "--git-path", "shallow"], git_dir=git_dir)
+    if shallow is None:
+        return False
+    try:
+        return sha.encode("ascii") in (git_dir / shallow).read_bytes().split()
+    except OSError:  # no such file: not shallow
+        return False
 
 
 def _stream_commits(repo: GitRepository, shas: list[str], max_patch_bytes: int) -> Generator[Commit, None, None]:
