@@ -741,6 +741,15 @@ def __getattr__(name):
 """
 
 
+def test_a_refactor_that_leaves_a_deprecated_alias_at_the_old_home_is_still_a_refactor(repo: Repo) -> None:
+    repo.change("Add io", {"engine/compat.py": "def load(path):\n    return path\n"})
+    moved = {"engine/compat.py": _SHIM, "engine/io.py": "def load(path):\n    return path\n"}
+    analysis = analyse(repo.change("Refactor the loading interface", moved))
+    assert ("deprecation", "deprecated", "engine.compat.load", None, None, "engine.io.load") in surface(analysis)
+    assert analysis.type == ChangeType.refactor
+    assert analysis.importance == Importance.medium  # users still have a transition to make
+
+
 def test_a_deprecated_shim_removed_ends_the_transition(repo: Repo) -> None:
     repo.change("Move load", {"engine/compat.py": _SHIM, "engine/io.py": "def load(path):\n    return path\n"})
     analysis = analyse(repo.change("Tidy compat", {}, removed=("engine/compat.py",)))
