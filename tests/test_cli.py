@@ -519,6 +519,12 @@ def _assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, 
     return lines[0]
 
 
+def test_an_error_that_quotes_an_enormous_value_is_cut_to_one_readable_line() -> None:
+    result = _run_cli("report", ".", "--name", "o/r", "--date", "2026-03-02", "--timezone", "Zone/" + "A" * 20_000)
+    line = _assert_one_error_line(result, 2, "unknown IANA timezone 'Zone/AAA")
+    assert len(line) <= 2000 and line.endswith("…")
+
+
 @pytest.fixture
 def bad_inputs(tmp_path: Path) -> Path:
     """Files the bad-input cases name, under ``tmp_path``."""

@@ -57,6 +57,7 @@ from repodaily.plan import resolve_days, today_in
 from repodaily.plugins import KINDS, Health, Kind, registry
 from repodaily.publish.files import write_atomic
 from repodaily.redact import RedactingFormatter, Redactor, single_line, terminal_text
+from repodaily.render.text import shorten
 from repodaily.render.weekly import WEEKLY_FORMATS, render_weekly, weekly_artefacts
 from repodaily.shards import Shard
 from repodaily.store import Store
@@ -91,12 +92,17 @@ class _Directory(click.Path):
         return path
 
 
+#: The most of one line for people on stderr: a reason quoting a server's body or a hostile name ends there.
+_ERROR_LINE_CHARS = 2000
+
+
 def _echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     # A line for people on stderr carries servers' and commits' words (an error's reason) as the log
-    # does, so it is one line and shows their controls as the log does; stdout carries reports, whose
-    # bytes are theirs.
+    # does, so it is one line and shows their controls as the log does, cut where it would fill the
+    # screen (after redaction, so no cut can leave part of a secret unmatched); stdout carries
+    # reports, whose bytes are theirs.
     text = _log_format.redactor(text)
-    click.echo(terminal_text(single_line(text)) if err else text, err=err, nl=nl)
+    click.echo(shorten(terminal_text(single_line(text)), _ERROR_LINE_CHARS) if err else text, err=err, nl=nl)
 
 
 def _guard(config: Config, *also: BaseModel) -> Redactor:
