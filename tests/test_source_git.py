@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -625,3 +626,28 @@ def test_the_tags_of_the_day_are_its_releases_when_no_platform_says_more(tmp_pat
     ]
     markdown = (out / "2026/acme/app/2026-03-02.md").read_text(encoding="utf-8")
     assert "[v0.2.0](https://github.com/acme/app/releases/tag/v0.2.0)" in markdown
+
+
+# --------------------------------------------------------------------------- git's stderr
+
+
+_FLOOD = "!f() { echo 'fatal: the remote hung up' >&2; head -c 300000000 /dev/zero | tr '\\0' r >&2; exit 1; }; f"
+# Run in a process of its own, so its peak memory is its own.
+_FLOODED = """
+import resource, sys
+from repodaily.sources.git.process import run_git
+result = run_git(["-c", "alias.flood=" + sys.argv[1], "flood"])
+print(result.returncode, len(result.stderr), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+print(result.stderr[:40])
+"""
+
+
+def test_git_that_writes_without_end_to_its_stderr_holds_a_bounded_head_of_it(tmp_path: Path) -> None:
+    """A remote's progress messages keep a clone alive and git relays each: the run keeps the first, not all."""
+    ran = subprocess.run(
+        [sys.executable, "-c", _FLOODED, _FLOOD], cwd=tmp_path, capture_output=True, text=True, timeout=120, check=True
+    )
+    (code, kept, peak_mib), first = ran.stdout.splitlines()[0].split(), ran.stdout.splitlines()[1]
+    assert (code, first) == ("1", repr(b"fatal: the remote hung up\nrrrrrrrrrrrrrr"))
+    assert int(kept) <= 64 * 1024
+    assert int(peak_mib) < 150, f"reading 300 MB of git's stderr took {peak_mib} MiB"

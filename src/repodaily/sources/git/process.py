@@ -9,10 +9,12 @@ gone). They stay in our process group, so ssh can still ask at the terminal.
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
 import tempfile
+import threading
 from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import IO
@@ -83,6 +85,7 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """Run git to completion; the caller decides what a non-zero exit means."""
     argv = _git_argv(args, git_dir)
+    read_end, write_end = os.pipe()
     try:
         process = subprocess.Popen(
             argv,
@@ -90,13 +93,44 @@ def run_git(
             env=_git_env(env),
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=write_end,
         )
     except FileNotFoundError as exc:
+        os.close(read_end)
         raise SourceError("git is not installed or not on PATH") from exc
-    with process, stoppable(lambda: _stop(process)):
-        stdout, stderr = process.communicate(stdin)
-    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+    finally:
+        os.close(write_end)
+    with open(read_end, "rb") as errors, process, stoppable(lambda: _stop(process)):
+        head = _Head(errors)
+        head.start()
+        stdout, _ = process.communicate(stdin)
+        head.join()
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, head.kept)
+
+
+#: How much of git's stderr is kept: its reason for a failure is in the first lines.
+_STDERR_KEPT = 64 * 1024
+
+
+class _Head(threading.Thread):
+    """Reads a stream to its end, keeping its first :data:`_STDERR_KEPT` bytes.
+
+    A remote may send progress messages (``remote: …``) for as long as it likes, and
+    they keep the connection alive past any stall deadline; git relays each one to
+    its stderr. Kept whole, they would grow the run's memory without bound.
+    """
+
+    def __init__(self, stream: io.BufferedReader) -> None:
+        super().__init__(daemon=True)
+        self._stream = stream
+        self.kept = b""
+
+    def run(self) -> None:
+        kept = bytearray()
+        while chunk := self._stream.read1(1 << 16):
+            if len(kept) < _STDERR_KEPT:
+                kept += chunk[: _STDERR_KEPT - len(kept)]
+        self.kept = bytes(kept)
 
 
 def git_checked(
