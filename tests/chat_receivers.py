@@ -56,6 +56,8 @@ class Receiver(LoopbackHttpServer):
         self.throttle = 0
         #: Requests get no answer at all (until the client gives up).
         self.stall = False
+        #: Seconds each request waits, once recorded, before its answer (a slow platform).
+        self.delay_s = 0.0
 
     #: Where the webhook is, token included; :attr:`url` puts the server's origin before it.
     ENDPOINT: str
@@ -73,6 +75,7 @@ class Receiver(LoopbackHttpServer):
         if self.stall:
             await asyncio.sleep(30)
             return
+        await asyncio.sleep(self.delay_s)
         if self.throttle:
             self.throttle -= 1
             reply = self.throttled()

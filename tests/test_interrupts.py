@@ -22,8 +22,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from chat_receivers import WebhookReceiver
 from github_fake import GitHubFake
 
+from repodaily.demo.scenario import DEMO_DAY, DEMO_REPO_NAME, build_demo_repo
 from repodaily.errors import SourceError
 from repodaily.sources.git import deadlines
 from repodaily.sources.git.repository import open_repository
@@ -127,6 +129,63 @@ def test_sigterm_ends_a_run_waiting_on_github_for_the_github_source(tmp_path):
             run.kill()
     assert run.returncode == 143
     assert err.decode() == "repodaily: error: terminated\n"
+
+
+def _start_delivery(tmp_path: Path, receiver: WebhookReceiver) -> subprocess.Popen[bytes]:
+    repo = tmp_path / "demo"
+    if not repo.exists():
+        build_demo_repo(repo)
+    config = tmp_path / "repodaily.toml"
+    config.write_text(
+        f'cache_dir = "{tmp_path / "cache"}"\ntimezone = "Asia/Shanghai"\n'
+        '[[publish]]\ntype = "webhook"\nmax_attempts = 1\n'
+        f'[[repos]]\nname = "{DEMO_REPO_NAME}"\npath = "{repo}"\n',
+        encoding="utf-8",
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "REPODAILY_WEBHOOK_URL": receiver.url}
+    command = [sys.executable, "-m", "repodaily", "run", "--date", DEMO_DAY.isoformat(), "--config", str(config)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@pytest.mark.parametrize(
+    ("sent", "code", "word"), [(signal.SIGTERM, 143, "terminated"), (signal.SIGINT, 130, "interrupted")]
+)
+def test_a_signal_during_a_delivery_waits_for_it_to_be_recorded_so_the_rerun_sends_nothing(tmp_path, sent, code, word):
+    with WebhookReceiver() as receiver:
+        receiver.delay_s = 2.0
+        run = _start_delivery(tmp_path, receiver)
+        try:
+            _when(lambda: receiver.received)
+            assert receiver.received, "the run never posted"
+            run.send_signal(sent)
+            _, err = run.communicate(timeout=30)
+        finally:
+            run.kill()
+        assert run.returncode == code
+        receiver.delay_s = 0.0
+        again = _start_delivery(tmp_path, receiver)
+        _, rerun = again.communicate(timeout=60)
+        assert again.returncode == 0, rerun
+        assert len(receiver.received) == 1, "the message the platform took went again"
+        lines = err.decode().splitlines()
+        assert lines[-1] == f"repodaily: error: {word}" and "delivery under way" in lines[0], err
+
+
+def test_a_second_signal_stops_a_delivery_at_once(tmp_path):
+    with WebhookReceiver() as receiver:
+        receiver.delay_s = 20.0
+        run = _start_delivery(tmp_path, receiver)
+        try:
+            _when(lambda: receiver.received)
+            run.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            started = time.monotonic()
+            run.send_signal(signal.SIGTERM)
+            _, err = run.communicate(timeout=15)
+        finally:
+            run.kill()
+        assert run.returncode == 143 and time.monotonic() - started < 10
+        assert err.decode().splitlines()[-1] == "repodaily: error: terminated"
 
 
 @pytest.mark.parametrize(("scheme", "reason"), [("http", "too slow"), ("ssh", "")])

@@ -50,7 +50,7 @@ from repodaily.credentials import redactor_for
 from repodaily.delivery import TargetResult, deliver_week
 from repodaily.errors import ConfigError, RepodailyError, SourceError, StoreError
 from repodaily.home import expand_home
-from repodaily.interrupts import stop_all
+from repodaily.interrupts import GRACE_S, postponed, stop_all
 from repodaily.models import DailyReport
 from repodaily.pipeline import Pipeline, ReportRecord, RunSummary
 from repodaily.plan import resolve_days, today_in
@@ -157,13 +157,26 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _terminate(signum: int, frame: object) -> None:
-    stop_all()
-    raise _Terminated
+    if not _waits_for_delivery(signum):
+        stop_all()
+        raise _Terminated
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    stop_all()
-    raise KeyboardInterrupt
+    if not _waits_for_delivery(signum):
+        stop_all()
+        raise KeyboardInterrupt
+
+
+def _waits_for_delivery(signum: int) -> bool:
+    """Whether the interrupt waits for a delivery under way to be recorded (:func:`postponed`), saying so."""
+    if not postponed(signum):
+        return False
+    _echo(
+        f"repodaily: stopping once the delivery under way is recorded (at most {GRACE_S:.0f} s; again to stop now)",
+        err=True,
+    )
+    return True
 
 
 @contextlib.contextmanager

@@ -40,6 +40,7 @@ except ImportError:  # not POSIX: no advisory locks; runs on one cache must not 
     fcntl = None  # type: ignore[assignment]  # a module or None; every use checks for None first
 
 from repodaily.errors import RepodailyError
+from repodaily.interrupts import deferring
 from repodaily.models import DailyReport
 from repodaily.publish.base import Delivery, Publisher, WeeklyPublisher
 from repodaily.render.base import Artefact
@@ -182,19 +183,22 @@ async def _hand_to(
     ledger = target.name + parcel.ledger_suffix
     if not (dry_run or force or target.repeatable) and store.delivered(ledger, parcel.repo, parcel.day, parcel.digest):
         return TargetResult(target.name, parcel.repo, parcel.day, "already delivered")
-    try:
-        sending = send(target)
-        if sending is None:
-            return TargetResult(target.name, parcel.repo, parcel.day, "skipped", error="takes no weekly digest")
-        delivery = await sending
-    except BrokenPipeError:
-        raise  # our own stdout is gone: nobody is left to deliver to
-    except Exception as exc:  # whatever one target raises, the others still get it
-        log.debug("delivery of %s %s to %s failed", parcel.repo, parcel.day, target.name, exc_info=exc)
-        reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
-        return TargetResult(target.name, parcel.repo, parcel.day, "failed", error=reason)
-    if not dry_run:
-        store.record_delivery(ledger, parcel.repo, parcel.day, parcel.digest, delivery.locations)
+    # An interrupt waits until the target has answered and the answer is recorded: a message taken but
+    # not recorded would go again with the next run.
+    with deferring():
+        try:
+            sending = send(target)
+            if sending is None:
+                return TargetResult(target.name, parcel.repo, parcel.day, "skipped", error="takes no weekly digest")
+            delivery = await sending
+        except BrokenPipeError:
+            raise  # our own stdout is gone: nobody is left to deliver to
+        except Exception as exc:  # whatever one target raises, the others still get it
+            log.debug("delivery of %s %s to %s failed", parcel.repo, parcel.day, target.name, exc_info=exc)
+            reason = str(exc) if isinstance(exc, RepodailyError) else f"unexpected {exc!r}"
+            return TargetResult(target.name, parcel.repo, parcel.day, "failed", error=reason)
+        if not dry_run:
+            store.record_delivery(ledger, parcel.repo, parcel.day, parcel.digest, delivery.locations)
     status: Status = "would deliver" if dry_run else "delivered"
     return TargetResult(target.name, parcel.repo, parcel.day, status, delivery=delivery)
 
