@@ -898,6 +898,43 @@ def test_a_small_edit_of_existing_code_is_a_medium_fix(repo: Repo) -> None:
     assert "small edit to existing code in `engine/offsets.py`" in analysis.importance_reason
 
 
+def _render_steps(owner: str) -> str:
+    """Twelve prompt-rendering steps as methods of ``owner``: more lines than a small edit."""
+    steps = "".join(
+        f"    def _render_step_{i}(self, messages):\n        return [m.strip() + '{i}' for m in messages]\n\n"
+        for i in range(12)
+    )
+    return f"class {owner}:\n{steps}"
+
+
+def _delegate_rendering(repo: Repo, message: str, beside: dict[str, str]) -> Analysis:
+    """Move the rendering steps out of an existing serving module into an existing render module."""
+    serve = "    def serve(self, messages):\n        return self._render_step_0(messages)\n"
+    serving = _render_steps("Serving") + serve
+    repo.change("Serving", {"engine/serving.py": serving, "engine/render.py": "class Render:\n    pass\n"})
+    moved = {
+        "engine/serving.py": "class Serving:\n    def __init__(self, render):\n        self.render = render\n\n"
+        "    def serve(self, messages):\n        return self.render._render_step_0(messages)\n",
+        "engine/render.py": _render_steps("Render"),
+    }
+    return analyse(repo.change(message, {**moved, **beside}))
+
+
+def test_a_larger_rewrite_of_existing_code_is_a_low_refactor(repo: Repo) -> None:
+    analysis = _delegate_rendering(repo, "Complete the render delegation", {})
+    # Code moved from one existing module into another, no name the code grows by: a restructuring.
+    assert (analysis.type, analysis.importance) == (ChangeType.refactor, Importance.low)
+    assert "rewrites existing code (mainly `engine/serving.py`)" in analysis.importance_reason
+
+
+def test_a_rewrite_beside_a_tooling_change_follows_the_tool(repo: Repo) -> None:
+    tooling = {".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n"}
+    analysis = _delegate_rendering(repo, "Complete the render delegation", tooling)
+    # The code is rewritten along with the project's tooling: no restructuring of its own.
+    assert analysis.type != ChangeType.refactor
+    assert "rewrites existing code" not in analysis.importance_reason
+
+
 def test_a_comment_only_edit_has_no_shape(repo: Repo) -> None:
     code = "def offset(k, start):\n    # the start\n    return start + k\n"
     repo.change("Offsets", {"engine/offsets.py": code})

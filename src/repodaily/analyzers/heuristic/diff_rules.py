@@ -512,7 +512,9 @@ class DiffRules(Strict):
     small edit of existing code (at most ``edit_max_lines`` changed, some removed
     or all in files that existed) adjusts behaviour, unless every line it removes
     comes back among the lines it adds and each is a ``reorder_entry`` (a mapping's
-    ``key: value,``): entries put in another order, ``reorder_type``.
+    ``key: value,``): entries put in another order, ``reorder_type``. A larger
+    change that removes code from source files that all existed, beside nothing but
+    their tests, restructures them (``rewrite_type``).
     A ``repeated_edit`` is the same small edit made across many existing source
     files (an import and a loop idiom swapped in every model): how the code is
     written changes, not what one part of it does.
@@ -537,6 +539,7 @@ class DiffRules(Strict):
     deletion_min_lines: int = Field(default=5, ge=1)
     edit_type: ChangeType = ChangeType.fix
     edit_max_lines: int = Field(default=40, ge=1)
+    rewrite_type: ChangeType = ChangeType.refactor
     shape_weight: float = Field(default=0.5, ge=0)
     reorder_entry: str = r"(?!)"
     reorder_type: ChangeType = ChangeType.refactor

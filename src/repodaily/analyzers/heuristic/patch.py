@@ -424,7 +424,9 @@ def read_patch_fallback(evidence: Evidence, facts: Files, rules: RuleSet) -> Non
         evidence.fallback[diff.condition_type] = weight
         evidence.fallback_reasons[diff.condition_type] = ("reason_diff_fix", {"path": changed[0].path})
     if source and not evidence.fallback and not evidence.changelog and not evidence.sync_merge:
-        _read_shape(evidence, source, rules)
+        # Beside the code only its tests: a commit that also edits tooling or build files follows them.
+        code_only = len(source) + len(tests) == len(facts.files)
+        _read_shape(evidence, source, rules, code_only)
 
 
 #: How a line that holds no code starts: a comment, a docstring's quotes.
@@ -441,10 +443,17 @@ def _code_lines(files: list[ContextFile], sign: str) -> int:
     )
 
 
-def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -> None:
-    """The diff's shape when nothing names a type: a net deletion cleans up, a small edit of existing code adjusts.
+def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet, code_only: bool) -> None:
+    """The diff's shape when nothing names a type: a net deletion cleans up, a small edit of existing code adjusts,
+    a larger rewrite of existing code restructures it.
 
     A small edit changes existing lines, or only adds a few to files that existed (a new file is no edit).
+    A rewrite changes more lines than an edit in files that all existed, and declares no public name the
+    code grows by: code moved from one module into another ("Complete the render delegation"), a wrapper
+    unwrapped and its callers pointed at the function, a series' next step ("[5/N] Initialize ... in
+    context managers"). A change that adds behaviour brings a module, a name or a condition with it; one
+    that also edits tooling or build files (``code_only`` false) rewrites the code after them, a new
+    linter's fixes or a vendored library's update, and is no restructuring of its own.
 
     Only the code lines the patches show count: a change whose patch is absent has no shape to read.
     """
@@ -462,6 +471,11 @@ def _read_shape(evidence: Evidence, source: list[ContextFile], rules: RuleSet) -
     ):
         evidence.fallback[diff.edit_type] = diff.shape_weight
         evidence.fallback_reasons[diff.edit_type] = ("reason_diff_edit", {"path": source[0].path})
+    elif code_only and deleted and all(f.status == FileStatus.modified for f in source):
+        # Larger than an edit, yet no new module and no public name the code grows by (those vote above).
+        busiest = max(source, key=lambda f: f.additions + f.deletions)
+        evidence.fallback[diff.rewrite_type] = diff.shape_weight
+        evidence.fallback_reasons[diff.rewrite_type] = ("reason_diff_rewrite", {"path": busiest.path})
 
 
 def _reordered(files: list[ContextFile], rules: RuleSet) -> bool:

@@ -106,6 +106,7 @@ class Messages(Strict):
     reason_diff_fix: str
     reason_diff_deletion: str
     reason_diff_edit: str
+    reason_diff_rewrite: str
     reason_diff_reorder: str
     reason_changelog: str
     reason_release: str
