@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -81,6 +81,19 @@ def _when(condition: object, seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
+def _signal_when(
+    run: subprocess.Popen[bytes], ready: Callable[[], object], sent: int, never: str, timeout: float = 15
+) -> bytes:
+    """Sends ``sent`` to ``run`` once ``ready`` holds (``never`` says why it did not) and returns its stderr."""
+    try:
+        _when(ready)
+        assert ready(), never
+        run.send_signal(sent)
+        return run.communicate(timeout=timeout)[1]
+    finally:
+        run.kill()
+
+
 def _git_helpers_of(port: int) -> list[str]:
     """Command lines of git processes still talking to the server on ``port``."""
     found = []
@@ -99,13 +112,7 @@ def _git_helpers_of(port: int) -> list[str]:
 )
 def test_a_signal_ends_a_run_waiting_on_a_clone_that_never_answers(tmp_path, silent, sent, code, word):
     run = _start(tmp_path, f'[[repos]]\nname = "acme/app"\nurl = "http://127.0.0.1:{silent.port}/app.git"\n')
-    try:
-        _when(lambda: silent.connections)
-        assert silent.connections, "git never reached the server"
-        run.send_signal(sent)
-        _, err = run.communicate(timeout=15)
-    finally:
-        run.kill()
+    err = _signal_when(run, lambda: silent.connections, sent, "git never reached the server")
     assert run.returncode == code
     assert err.decode() == f"repodaily: error: {word}\n"
     _when(lambda: not _git_helpers_of(silent.port), 5)
@@ -120,13 +127,7 @@ def test_sigterm_ends_a_run_waiting_on_github_for_the_github_source(tmp_path):
             tmp_path,
             f'[[repos]]\nsource = "github"\nrepository = "acme/app"\napi_url = "{fake.api_url}"\ntimeout_s = 600\n',
         )
-        try:
-            _when(lambda: fake.requests)
-            assert fake.requests, "the source never asked"
-            run.send_signal(signal.SIGTERM)
-            _, err = run.communicate(timeout=15)
-        finally:
-            run.kill()
+        err = _signal_when(run, lambda: fake.requests, signal.SIGTERM, "the source never asked")
     assert run.returncode == 143
     assert err.decode() == "repodaily: error: terminated\n"
 
@@ -154,13 +155,7 @@ def test_a_signal_during_a_delivery_waits_for_it_to_be_recorded_so_the_rerun_sen
     with WebhookReceiver() as receiver:
         receiver.delay_s = 2.0
         run = _start_delivery(tmp_path, receiver)
-        try:
-            _when(lambda: receiver.received)
-            assert receiver.received, "the run never posted"
-            run.send_signal(sent)
-            _, err = run.communicate(timeout=30)
-        finally:
-            run.kill()
+        err = _signal_when(run, lambda: receiver.received, sent, "the run never posted", timeout=30)
         assert run.returncode == code
         receiver.delay_s = 0.0
         again = _start_delivery(tmp_path, receiver)
