@@ -199,6 +199,20 @@ def test_a_new_option_named_after_logging_or_verbosity_is_no_wording_change() ->
         assert judge(subject, SOURCE).importance == Importance.low, subject
 
 
+@pytest.mark.parametrize(
+    "subject",
+    [
+        'Reapply "Add streaming responses to the scheduler"',
+        "Reapply [Feature] Add streaming responses to the scheduler",
+        "Reland: feat: add streaming responses to the scheduler",
+    ],
+)
+def test_a_change_landed_again_after_its_revert_is_judged_as_that_change(subject: str) -> None:
+    files = change("engine/core/scheduler.py", additions=40, deletions=5)
+    again, first = judge(subject, files), judge("Add streaming responses to the scheduler", files)
+    assert (again.type, again.importance) == (first.type, first.importance) == (ChangeType.feat, Importance.medium)
+
+
 def test_conventional_bang_is_breaking_and_at_least_medium() -> None:
     result = judge("refactor(config)!: read settings from one file", SOURCE)
     assert result.flags.breaking

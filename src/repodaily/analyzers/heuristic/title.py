@@ -34,6 +34,9 @@ _NUMBERED_REVERT = re.compile(r"^revert(?:s|ed)?\s+(?:(?:the\s+)?(?:pr|pull requ
 #: longer subject is no title a rule was written for, and read whole it would let one hostile line cost
 #: each pattern time quadratic in its length.
 MAX_TITLE_CHARS = 1000
+#: A change landed again after its revert (`Reapply "X"`, as git titles the revert of a revert; `Reland X`,
+#: `Re-land: X`): the change it lands again, read as that change's own title would be.
+_RELAND = re.compile(r"^(?:reapply|re-apply|reland|re-land)\b[\s:]*(?P<change>\S.*)$", re.IGNORECASE)
 #: An emoji, or its `:shortcode:`, that opens a title as gitmoji writes them: before a Conventional Commits
 #: prefix ("🐛 fix(config): …", ":sparkles: feat: …") decoration, not part of the type word; alone
 #: ("✨ Add X", ":bug: Fix Y") the type it names (`[conventional.gitmoji]`).
@@ -102,7 +105,8 @@ def parse_title(parts: SubjectParts, rules: RuleSet, *, bare: bool = False) -> T
     line = parts.title[:MAX_TITLE_CHARS]
     if bare:
         return Title(line)
-    tags, rest = split_tags(line)
+    relanded = _RELAND.match(line)
+    tags, rest = split_tags(reverted_title(relanded.group("change")) if relanded else line)
     revert_of = parts.reverts
     if revert_of is None and any(r.type == ChangeType.revert for t in tags for r in rules.lookup_tag(t)):
         revert_of = rest
