@@ -276,9 +276,10 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         cite = quote.format(text=silent)
         evidence.caps.append((silent_cap, cite))
         evidence.cap_reasons[cite] = "reason_silent_fragment"
-    if all(records):
-        # A commit that changes nothing but the changelog records changes other commits made: its
-        # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).
+    if all(records[i] for i in facts.counted):
+        # A commit that changes nothing but the changelog (and the credits beside it) records changes other
+        # commits made: its entries are quoted, and judge nothing (a note on an old security fix fixes nothing
+        # today).
         return
     read: set[str] = set()
     # A section votes once, as a pattern does: a release's roll-up of earlier fixes, added beside the

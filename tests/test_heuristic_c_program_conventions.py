@@ -1,0 +1,74 @@
+"""The heuristic on the conventions of a C program and library built with autotools.
+
+Such a project keeps a ``NEWS.md`` whose release sections list the advisories
+the release fixes, and an ``AUTHORS`` file its releases refresh beside them. Every commit is made by git in a temporary
+repository and read by the git source, as a report reads it
+(:class:`test_surface.Repo`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_surface import Repo, analyse
+
+from repodaily.models import ChangeType, Importance
+
+_NEWS = """# 1.2.0
+
+## Bug fixes
+
+- Fix a crash on empty input.
+"""
+
+_PARSER = """#include <stdlib.h>
+#include "parser.h"
+
+int parse_depth(const char *text) {
+  return atoi(text);
+}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(
+        tmp_path,
+        {
+            "README.md": "# tool\n",
+            "NEWS.md": _NEWS,
+            "AUTHORS": "Ada Lovelace <ada@example.org>\n",
+            "configure.ac": "AC_INIT([tool], [1.2.0])\nAC_OUTPUT\n",
+            "src/parser.c": _PARSER,
+        },
+    )
+
+
+# --------------------------------------------------------------------------- release notes
+
+
+def test_release_notes_that_list_advisories_and_credit_contributors_fix_nothing(repo: Repo) -> None:
+    notes = (
+        "# 1.2.1\n\nThis is a patch release with security fixes.\n\n## Security fixes\n\n"
+        "- CVE-2026-1234: Fix heap buffer overflow in `parse_depth`.\n"
+        "- CVE-2026-1235: Limit nesting depth to prevent stack overflow.\n\n"
+    )
+    files = {"NEWS.md": notes + _NEWS, "AUTHORS": "Ada Lovelace <ada@example.org>\nAlan Turing <alan@example.org>\n"}
+    result = analyse(repo.change("Update NEWS.md and AUTHORS for 1.2.1", files))
+    # The fixes the notes list landed in earlier commits: this one records them.
+    assert not result.flags.security
+    assert result.type == ChangeType.docs
+    assert result.importance == Importance.low
+
+
+def test_a_fix_that_credits_its_author_is_still_judged_by_its_changelog_entry(repo: Repo) -> None:
+    entry = "# Unreleased\n\n- CVE-2026-1236: Fix heap buffer overflow in `parse_depth`.\n\n"
+    parser = _PARSER.replace("return atoi(text);", "return text ? atoi(text) : 0;")
+    files = {
+        "NEWS.md": entry + _NEWS,
+        "AUTHORS": "Ada Lovelace <ada@example.org>\nAlan Turing <alan@example.org>\n",
+        "src/parser.c": parser,
+    }
+    result = analyse(repo.change("Check the depth argument", files))
+    assert result.flags.security
