@@ -1,8 +1,9 @@
 """The heuristic on the conventions of a C program and library built with autotools.
 
 Such a project keeps a ``NEWS.md`` whose release sections list the advisories
-the release fixes, and an ``AUTHORS`` file its releases refresh beside them. Every commit is made by git in a temporary
-repository and read by the git source, as a report reads it
+the release fixes, an ``AUTHORS`` file its releases refresh beside them, and
+its manual page in roff beside the sources. Every commit is made by git in a
+temporary repository and read by the git source, as a report reads it
 (:class:`test_surface.Repo`).
 """
 
@@ -31,6 +32,14 @@ int parse_depth(const char *text) {
 """
 
 
+_MANPAGE = """.TH TOOL 1
+.SH NAME
+tool \\- filter JSON
+.SH DESCRIPTION
+Paths in the a search path are subject to substitutions\\.
+"""
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(
@@ -41,6 +50,9 @@ def repo(tmp_path: Path) -> Repo:
             "AUTHORS": "Ada Lovelace <ada@example.org>\n",
             "configure.ac": "AC_INIT([tool], [1.2.0])\nAC_OUTPUT\n",
             "src/parser.c": _PARSER,
+            "tool.1": _MANPAGE,
+            "tool.1.prebuilt": _MANPAGE,
+            "tool.1.in": _MANPAGE,
         },
     )
 
@@ -72,3 +84,15 @@ def test_a_fix_that_credits_its_author_is_still_judged_by_its_changelog_entry(re
     }
     result = analyse(repo.change("Check the depth argument", files))
     assert result.flags.security
+
+
+# --------------------------------------------------------------------------- manual pages
+
+
+@pytest.mark.parametrize("page", ["tool.1", "tool.1.in", "tool.1.prebuilt"])
+def test_a_typo_fixed_in_a_roff_manual_page_is_documentation_users_read(repo: Repo, page: str) -> None:
+    fixed = _MANPAGE.replace("in the a search", "in the search")
+    result = analyse(repo.change('Fix "in the a search" typo', {page: fixed}))
+    assert result.type == ChangeType.docs
+    assert result.importance == Importance.low
+    assert result.flags.user_facing
