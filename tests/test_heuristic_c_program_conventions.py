@@ -1,10 +1,10 @@
 """The heuristic on the conventions of a C program and library built with autotools.
 
 Such a project keeps a ``NEWS.md`` whose release sections list the advisories
-the release fixes, an ``AUTHORS`` file its releases refresh beside them, and
-its manual page in roff beside the sources. Every commit is made by git in a
-temporary repository and read by the git source, as a report reads it
-(:class:`test_surface.Repo`).
+the release fixes, an ``AUTHORS`` file its releases refresh beside them, its
+manual page in roff beside the sources, and its fuzzing harnesses in a
+directory of their own. Every commit is made by git in a temporary repository
+and read by the git source, as a report reads it (:class:`test_surface.Repo`).
 """
 
 from __future__ import annotations
@@ -40,6 +40,17 @@ Paths in the a search path are subject to substitutions\\.
 """
 
 
+_FUZZER = """#include <stddef.h>
+#include <stdint.h>
+#include "parser.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  parse_depth((const char *)data);
+  return 0;
+}
+"""
+
+
 @pytest.fixture
 def repo(tmp_path: Path) -> Repo:
     return Repo(
@@ -53,6 +64,8 @@ def repo(tmp_path: Path) -> Repo:
             "tool.1": _MANPAGE,
             "tool.1.prebuilt": _MANPAGE,
             "tool.1.in": _MANPAGE,
+            "lib/fuzz/parse_fuzzer.c": _FUZZER,
+            "fuzzing/parse.c": _FUZZER,
         },
     )
 
@@ -96,3 +109,15 @@ def test_a_typo_fixed_in_a_roff_manual_page_is_documentation_users_read(repo: Re
     assert result.type == ChangeType.docs
     assert result.importance == Importance.low
     assert result.flags.user_facing
+
+
+# --------------------------------------------------------------------------- fuzzing harnesses
+
+
+@pytest.mark.parametrize("harness", ["lib/fuzz/parse_fuzzer.c", "fuzzing/parse.c"])
+def test_a_fix_to_a_fuzzing_harness_is_a_test_change(repo: Repo, harness: str) -> None:
+    guarded = _FUZZER.replace("  parse_depth(", "  if (size == 0)\n    return 0;\n  parse_depth(")
+    result = analyse(repo.change("fuzz: Be robust towards empty input", {harness: guarded}))
+    assert result.type == ChangeType.test
+    assert result.importance == Importance.low
+    assert not result.flags.user_facing
