@@ -80,11 +80,26 @@ def test_release_notes_that_list_advisories_and_credit_contributors_fix_nothing(
         "- CVE-2026-1235: Limit nesting depth to prevent stack overflow.\n\n"
     )
     files = {"NEWS.md": notes + _NEWS, "AUTHORS": "Ada Lovelace <ada@example.org>\nAlan Turing <alan@example.org>\n"}
-    result = analyse(repo.change("Update NEWS.md and AUTHORS for 1.2.1", files))
+    result = analyse(repo.change("Update NEWS.md and AUTHORS", files))
     # The fixes the notes list landed in earlier commits: this one records them.
     assert not result.flags.security
     assert result.type == ChangeType.docs
     assert result.importance == Importance.low
+
+
+def test_release_notes_headed_by_the_version_the_title_names_are_a_release_chore(repo: Repo) -> None:
+    notes = "# 1.2.1\n\nThis is a patch release.\n\n## Security fixes\n\n- CVE-2026-1234: Fix heap buffer overflow.\n\n"
+    files = {"NEWS.md": notes + _NEWS, "AUTHORS": "Ada Lovelace <ada@example.org>\nAlan Turing <alan@example.org>\n"}
+    result = analyse(repo.change("Update NEWS.md and AUTHORS for 1.2.1 (#3529)", files))
+    assert result.type == ChangeType.chore
+    assert result.importance == Importance.low
+    assert not result.flags.security
+
+
+def test_an_edit_to_the_notes_of_an_old_release_is_no_release(repo: Repo) -> None:
+    news = _NEWS.replace("a crash on empty input", "a crash on empty input or on `null`")
+    result = analyse(repo.change("NEWS.md: complete an entry of 1.2.0", {"NEWS.md": news}))
+    assert result.type == ChangeType.docs
 
 
 def test_a_fix_that_credits_its_author_is_still_judged_by_its_changelog_entry(repo: Repo) -> None:
