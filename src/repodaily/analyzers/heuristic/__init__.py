@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from repodaily.analyzers.base import Analyzer
-from repodaily.analyzers.heuristic.changelog import read_changelog, read_gathered_fragments
+from repodaily.analyzers.heuristic.changelog import read_changelog, read_gathered_fragments, read_release_notes
 from repodaily.analyzers.heuristic.conventions import available_conventions, load_conventions
 from repodaily.analyzers.heuristic.decide import is_release, judge
 from repodaily.analyzers.heuristic.evidence import Evidence, read_message
@@ -125,6 +125,7 @@ class HeuristicAnalyzer(Analyzer):
         read_diff(evidence, title, facts, self.rules, surface)
         read_revision_pins(evidence, facts, self.rules)
         read_gathered_fragments(evidence, facts, self.rules, quote)
+        read_release_notes(evidence, facts, self.rules, title.subject, quote)
         if not is_release(evidence, facts, self.rules):
             # A release's changelog entries are a roll-up of commits already reported.
             declared_break = "breaking" in evidence.signals

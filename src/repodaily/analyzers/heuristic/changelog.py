@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from repodaily.analyzers.heuristic.evidence import Evidence, apply_pattern
 from repodaily.analyzers.heuristic.files import Files
 from repodaily.analyzers.heuristic.message_rules import SectionRule
-from repodaily.analyzers.heuristic.prose import bare_text, link_targets_dropped
+from repodaily.analyzers.heuristic.prose import MAX_QUOTED, bare_text, clip, link_targets_dropped
 from repodaily.analyzers.heuristic.rules import RuleSet
 from repodaily.analyzers.heuristic.title import MAX_TITLE_CHARS
 from repodaily.models import ContextFile, FileStatus
 
-__all__ = ["read_changelog", "read_gathered_fragments"]
+__all__ = ["read_changelog", "read_gathered_fragments", "read_release_notes"]
 
 _RST_ROLE = re.compile(r"\s*:[a-z]+:`[^`]*`")
 _RST_LITERAL = re.compile(r"``([^`]+)``")
@@ -238,6 +238,38 @@ def read_gathered_fragments(evidence: Evidence, facts: Files, rules: RuleSet, qu
     evidence.fired.add("changelog.gathered_fragments")
 
 
+#: A version as a release's title and its notes write it: ``1.8.2``, ``v2.6.0``, ``0.3``.
+_VERSION = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w.]*\d)")
+
+
+def read_release_notes(evidence: Evidence, facts: Files, rules: RuleSet, title: str, quote: str) -> None:
+    """A release signal from a commit of only release notes whose new section the version its title names heads.
+
+    Projects that write their notes by hand publish a release with a commit of the changelog alone, often
+    with the credits list beside it ("Update NEWS.md and AUTHORS for 1.8.2", "Changes: Document release
+    2.6.0"): a release chore, as the commit that bumps the version is, whose entries list fixes earlier
+    commits made. The version must stand on an added line outside the entries (a heading, a release's
+    opening sentence): an entry that names a version (a dependency raised to it) opens no release, and a
+    title that names an old release ("remove a duplicate line of 8.3.0") edits its notes.
+    """
+    if "release" in evidence.signals or not all(rules.path_rules(facts.classes[i]).changelog for i in facts.counted):
+        return
+    named = _VERSION.search(title)
+    if named is None:
+        return
+    number = named.group(1)
+    version = re.compile(rf"(?<![\w.])v?{re.escape(number)}(?![\w.]*\d)")
+    entry = rules.changelog.entry_regex
+    for i in facts.counted:
+        for line in facts.files[i].text.splitlines():
+            content = line[1:]
+            added = line[:1] == "+" and content[:1] not in ("+", " ", "\t") and number in content
+            if added and not entry.match(content) and version.search(content):
+                evidence.signal("release", quote.format(text=clip(content.strip(" #=*"), MAX_QUOTED)))
+                evidence.fired.add("changelog.release_notes")
+                return
+
+
 def _new_heading(file: ContextFile) -> str | None:
     """The first heading a changelog patch adds: an added line that an added underline follows."""
     previous = ""
@@ -276,9 +308,10 @@ def read_changelog(evidence: Evidence, facts: Files, rules: RuleSet, quote: str)
         cite = quote.format(text=silent)
         evidence.caps.append((silent_cap, cite))
         evidence.cap_reasons[cite] = "reason_silent_fragment"
-    if all(records):
-        # A commit that changes nothing but the changelog records changes other commits made: its
-        # entries are quoted, and judge nothing (a note on an old security fix fixes nothing today).
+    if all(records[i] for i in facts.counted):
+        # A commit that changes nothing but the changelog (and the credits beside it) records changes other
+        # commits made: its entries are quoted, and judge nothing (a note on an old security fix fixes nothing
+        # today).
         return
     read: set[str] = set()
     # A section votes once, as a pattern does: a release's roll-up of earlier fixes, added beside the
