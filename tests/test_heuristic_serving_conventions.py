@@ -369,3 +369,36 @@ def test_a_crash_fixed_for_one_quantisation_scheme_is_confined_to_its_users(tmp_
         assert analyse(repo.change(title, {path: fixed})).importance == Importance.medium
     # The same crash in every model's attention reaches everyone.
     assert analyse(repo.change("[Bugfix] Fix MLA attention crash", {path: fixed})).importance == Importance.high
+
+
+_DECODER = """\
+class ApertusForCausalLM:
+    \"\"\"Apertus: a Llama-style decoder with xIELU activations.\"\"\"
+
+    def load_weights(self, weights):
+        loaded = set()
+        for name, tensor in weights:
+            self.params[name].copy_(tensor)
+            loaded.add(name)
+        return loaded
+"""
+
+
+def test_a_crash_fixed_in_one_models_own_module_is_confined_to_that_model(tmp_path: Path) -> None:
+    model, shared = "vllm/model_executor/models/apertus.py", "vllm/model_executor/models/utils.py"
+    base = "vllm/model_executor/models/llama.py"
+    repo = Repo(tmp_path, {model: _DECODER, shared: _DECODER, base: _DECODER})
+    fixed = _DECODER.replace("self.params[name]", "self.params[name.removeprefix('model.')]")
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+
+    def judge(path: str) -> tuple[ChangeType, Importance]:
+        commit = repo.change("Fix weights loading crash", {path: fixed})
+        analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+        repo.change("Restore", {path: _DECODER})
+        return analysis.type, analysis.importance
+
+    assert judge(model) == (ChangeType.fix, Importance.medium)
+    # The same crash fixed in a module every model shares, or in the family other models are built from,
+    # reaches everyone.
+    assert judge(shared) == (ChangeType.fix, Importance.high)
+    assert judge(base) == (ChangeType.fix, Importance.high)
