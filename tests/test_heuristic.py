@@ -1164,8 +1164,8 @@ def test_standardising_a_helper_across_modules_is_a_refactor() -> None:
 
 @pytest.mark.parametrize("target", ["SM90", "gfx950", "Blackwell", "B200", "MI300X"])
 def test_a_severe_fix_for_one_accelerator_generation_is_medium(target: str) -> None:
-    assert judge("[Bug] Fix weight loading for block FP8 CUTLASS", SOURCE).importance == Importance.high
-    narrow = judge(f"[Bug] Fix weight loading for block FP8 CUTLASS {target}", SOURCE)
+    assert judge("[Bug] Fix weight loading for block-scaled CUTLASS", SOURCE).importance == Importance.high
+    narrow = judge(f"[Bug] Fix weight loading for block-scaled CUTLASS {target}", SOURCE)
     assert (narrow.type, narrow.importance) == (ChangeType.fix, Importance.medium)
 
 

@@ -347,3 +347,58 @@ def test_a_backend_added_to_the_choices_a_backend_alias_lists_is_a_feature(tmp_p
     analysis = analyse(repo.change(title, {config: chosen, experts: _EMULATION_EXPERTS}))
     assert (analysis.type, analysis.flags.user_facing) == (ChangeType.feat, True)
     assert any(s.name == "emulation" for s in analysis.surface)
+
+
+_MLA_WEIGHTS = """\
+class MLAAttention:
+    \"\"\"Multi-head latent attention, absorbing the KV up-projection into its weights.\"\"\"
+
+    def absorb(self, kv_b_proj):
+        weight = kv_b_proj.weight
+        return weight.T.contiguous()
+"""
+
+
+def test_a_crash_fixed_for_one_quantisation_scheme_is_confined_to_its_users(tmp_path: Path) -> None:
+    path = "engine/layers/attention/mla_attention.py"
+    repo = Repo(tmp_path, {path: _MLA_WEIGHTS})
+    fixed = _MLA_WEIGHTS.replace("weight = kv_b_proj.weight", "weight = kv_b_proj.dequantized_weight()")
+    quantised = analyse(repo.change("[Bugfix] Fix MLA attention crash with AWQ/GPTQ quantized models", {path: fixed}))
+    assert (quantised.type, quantised.importance) == (ChangeType.fix, Importance.medium)
+    for title in ("Fix broken MTP weight loading for FP8 KV scales", "Fix NVFP4 checkpoint weight loading"):
+        assert analyse(repo.change(title, {path: fixed})).importance == Importance.medium
+    # The same crash in every model's attention reaches everyone.
+    assert analyse(repo.change("[Bugfix] Fix MLA attention crash", {path: fixed})).importance == Importance.high
+
+
+_DECODER = """\
+class ApertusForCausalLM:
+    \"\"\"Apertus: a Llama-style decoder with xIELU activations.\"\"\"
+
+    def load_weights(self, weights):
+        loaded = set()
+        for name, tensor in weights:
+            self.params[name].copy_(tensor)
+            loaded.add(name)
+        return loaded
+"""
+
+
+def test_a_crash_fixed_in_one_models_own_module_is_confined_to_that_model(tmp_path: Path) -> None:
+    model, shared = "vllm/model_executor/models/apertus.py", "vllm/model_executor/models/utils.py"
+    base = "vllm/model_executor/models/llama.py"
+    repo = Repo(tmp_path, {model: _DECODER, shared: _DECODER, base: _DECODER})
+    fixed = _DECODER.replace("self.params[name]", "self.params[name.removeprefix('model.')]")
+    analyzer = HeuristicAnalyzer(language="en", conventions=load_conventions("vllm"))
+
+    def judge(path: str) -> tuple[ChangeType, Importance]:
+        commit = repo.change("Fix weights loading crash", {path: fixed})
+        analysis = analyzer.analyze_sync(heuristic_input(commit, analyzer))
+        repo.change("Restore", {path: _DECODER})
+        return analysis.type, analysis.importance
+
+    assert judge(model) == (ChangeType.fix, Importance.medium)
+    # The same crash fixed in a module every model shares, or in the family other models are built from,
+    # reaches everyone.
+    assert judge(shared) == (ChangeType.fix, Importance.high)
+    assert judge(base) == (ChangeType.fix, Importance.high)

@@ -120,6 +120,10 @@ class HeuristicAnalyzer(Analyzer):
             # Every source file is one platform's own: the change is confined to it, whatever the title names.
             evidence.signal("narrow", code_span(facts.platform_file.rpartition("/")[2]))
             evidence.fired.add("platform_paths")
+        elif facts.model_file is not None:
+            # Every source file is one model's implementation: only that model's users meet the change.
+            evidence.signal("narrow", code_span(facts.model_file.rpartition("/")[2]))
+            evidence.fired.add("model_paths")
         weigh_surface(evidence, surface, self.rules, title, facts)
         weigh_idioms(evidence, facts, self.rules)
         read_diff(evidence, title, facts, self.rules, surface)

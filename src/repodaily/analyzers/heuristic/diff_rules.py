@@ -611,11 +611,11 @@ class MovesRules(Strict):
 
 
 class PlatformPathRules(Strict):
-    """Source paths named for one platform (`rocm_aiter_fa.py`, `xpu_worker.py`, `csrc/cpu/`).
+    """Source paths named for one platform (`rocm_aiter_fa.py`, `xpu_worker.py`, `csrc/cpu/`), or for one model.
 
     A commit whose every changed source file is so named is confined to that
-    platform, whatever its title names: ``pattern`` finds the platform in a path
-    (named group ``name``).
+    platform (or model), whatever its title names: ``pattern`` finds the platform
+    or model in a path (named group ``name``).
     """
 
     pattern: str = r"(?!)"

@@ -46,6 +46,7 @@ class Files:
     core_path: str  # the core file with the most changed lines
     platform_file: str | None = None  # a source file named for the one platform every changed source file is for
     source_lines: int = 0  # lines changed in counted source files (of no typed path class)
+    model_file: str | None = None  # the one model's implementation every changed source file is
 
 
 def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
@@ -77,18 +78,18 @@ def read_files(files: list[ContextFile], rules: RuleSet) -> Files:
         _is_pure_move(files, rules),
         core_lines,
         core_path,
-        _platform_file(source, rules),
+        _confined_file(source, rules.platform_paths.regex),
         sum(f.additions + f.deletions for f in source),
+        _confined_file(source, rules.model_paths.regex),
     )
 
 
-def _platform_file(source: list[ContextFile], rules: RuleSet) -> str | None:
-    """The first of the ``source`` files when each is named for the same platform (``[platform_paths]``).
+def _confined_file(source: list[ContextFile], regex: re.Pattern[str]) -> str | None:
+    """The first of the ``source`` files when each is named for the same platform or model (``regex``'s ``name``).
 
     Tests, docs and build files beside them do not widen the change: what ships
-    is the platform's own code.
+    is the platform's (or the model's) own code.
     """
-    regex = rules.platform_paths.regex
     found = {match.group("name").lower() if (match := regex.search(f.path)) else None for f in source}
     return source[0].path if len(found) == 1 and None not in found else None
 

@@ -93,6 +93,7 @@ class RuleSet(Strict):
     decision: DecisionRules
     moves: MovesRules = Field(default_factory=MovesRules)
     platform_paths: PlatformPathRules = Field(default_factory=PlatformPathRules)
+    model_paths: PlatformPathRules = Field(default_factory=PlatformPathRules)
     tags: dict[str, TagRule] = Field(default_factory=dict)
     conventional: ConventionalRules
     patterns: dict[str, PatternRule] = Field(default_factory=dict)
