@@ -136,6 +136,9 @@ def test_path_classes_ignore_case():
         ("benchmarks/kernels/benchmark_moe.py", "benchmarks"),
         ("examples/offline_inference/basic/basic.py", "examples"),
         ("tools/check_repo.sh", "tooling"),
+        ("sandbox/client.html", "tooling"),  # a page developers try the library in by hand
+        ("playground/src/main.ts", "tooling"),
+        ("src/sandbox/process.py", "source"),  # a package's own sandbox module is the product
         ("vllm/model_executor/layers/fused_moe/configs/E=128,N=384.json", "config"),
         (".gitignore", "config"),
         ("vllm/v1/core/sched/scheduler.py", "core"),
