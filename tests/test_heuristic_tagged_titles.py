@@ -94,6 +94,15 @@ def test_a_series_step_that_only_adds_new_modules_is_groundwork(tmp_path: Path) 
     assert "`engine/offloading/manager.py`" in analysis.importance_reason
 
 
+def test_the_last_step_of_a_series_is_no_groundwork_whatever_files_it_adds(tmp_path: Path) -> None:
+    repo = Repo(tmp_path, {"engine/scheduler.py": _SCHEDULER})
+    files = {"engine/offloading/manager.py": _OFFLOADING, "tests/offloading/test_manager.py": _OFFLOADING_TEST}
+    for marker in ("[2/2]", "[last/N]"):
+        analysis = analyse(repo.change(f"[KV offload]{marker} Introduce LRU-based CPU offloading management", files))
+        assert analysis.importance == Importance.medium, marker
+        repo.change("Start over", {}, removed=tuple(files))
+
+
 def test_the_series_step_that_wires_new_modules_in_is_what_users_get(tmp_path: Path) -> None:
     repo = Repo(tmp_path, {"engine/scheduler.py": _SCHEDULER})
     wired = _SCHEDULER.replace(

@@ -30,7 +30,7 @@ def read_series_groundwork(evidence: Evidence, series: SeriesRef | None, facts: 
     existing module) may be what wires the new code in, or is itself what users get.
     """
     rule = rules.diff.series_groundwork
-    if rule is None or series is None:
+    if rule is None or series is None or _last(series):
         return
     added = None
     for i in facts.counted:
@@ -47,3 +47,8 @@ def read_series_groundwork(evidence: Evidence, series: SeriesRef | None, facts: 
     evidence.caps.append((rule.max_importance, cite))
     evidence.cap_reasons[cite] = "reason_series_groundwork"
     evidence.fired.add("diff.series_groundwork")
+
+
+def _last(series: SeriesRef) -> bool:
+    """The series' last step (`[2/2]`, `[last/N]`): the one that wires its modules in, whatever files it adds."""
+    return series.part == "last" or series.part == series.total
