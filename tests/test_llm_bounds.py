@@ -665,3 +665,18 @@ def test_a_valid_answer_with_every_field_flooded_is_cut_near_its_hints_in_the_re
     assert analysis.one_line.startswith("Fix a crash.") and analysis.one_line.endswith("…")
     assert 1 <= len(analysis.risks) <= 9 and all(len(risk) <= 900 for risk in analysis.risks)
     assert 1 <= len(analysis.insights) <= 9 and all(len(i.text) <= 900 for i in analysis.insights)
+
+
+@pytest.mark.parametrize("lie", [10**30, 10**18, True])
+def test_a_usage_past_any_model_window_is_not_counted(tmp_path, serve, lie):
+    async def answer(server: ScriptedEndpoint, request: HttpRequest, _: asyncio.StreamReader, writer):
+        payload = server._completion(request.json())
+        payload["usage"] = {"prompt_tokens": lie, "completion_tokens": lie, "total_tokens": lie}
+        await write_json(writer, 200, payload)
+
+    endpoint = serve(on_chat(answer))
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=2), _config(tmp_path, endpoint))
+    assert code == 0, err
+    assert report.run.calls == len(endpoint.chat) >= 2
+    assert report.run.prompt_tokens == report.run.completion_tokens == 0
+    assert all(c.analysis.usage.prompt_tokens == 0 for c in report.commits)
