@@ -642,3 +642,41 @@ def test_doctor_prints_the_slots_the_server_reports(tmp_path, advertised, shown)
     row = next(line for line in out.splitlines() if line.startswith("│ local"))
     column = [cell.strip() for cell in header.split("┃")].index("server slots")
     assert [cell.strip() for cell in row.split("│")][column] == shown, out
+
+
+def test_a_valid_answer_with_every_field_flooded_is_cut_near_its_hints_in_the_report(tmp_path, serve):
+    """Hints bound what a model writes only when it heeds them: a reason of 800 kB and hundreds of risks stay out."""
+    flooded = {
+        **VERDICT,
+        "importance_reason": "Because " * 100_000,
+        "summary": ["Returns None. " * 1_000] * 20,
+        "one_line": "Fix a crash. " * 10_000,
+        "impact_scope": ["cache"] * 10_000,
+        "insights": [{"aspect": "maintainability", "text": "Removes a path. " * 100}] * 200,
+        "risks": ["Callers change. " * 100] * 200,
+        "recommendations": [{"audience": "users", "text": "Upgrade. " * 100}] * 200,
+    }
+    endpoint = serve(on_chat(completion_with(json.dumps(flooded)), first=1))
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=1), _config(tmp_path, endpoint, timeout_s=30))
+    assert code == 0, err
+    analysis = report.commits[0].analysis
+    assert analysis.status == "ok"
+    assert len(analysis.model_dump_json()) < 50_000
+    assert analysis.one_line.startswith("Fix a crash.") and analysis.one_line.endswith("…")
+    assert 1 <= len(analysis.risks) <= 9 and all(len(risk) <= 900 for risk in analysis.risks)
+    assert 1 <= len(analysis.insights) <= 9 and all(len(i.text) <= 900 for i in analysis.insights)
+
+
+@pytest.mark.parametrize("lie", [10**30, 10**18, True])
+def test_a_usage_past_any_model_window_is_not_counted(tmp_path, serve, lie):
+    async def answer(server: ScriptedEndpoint, request: HttpRequest, _: asyncio.StreamReader, writer):
+        payload = server._completion(request.json())
+        payload["usage"] = {"prompt_tokens": lie, "completion_tokens": lie, "total_tokens": lie}
+        await write_json(writer, 200, payload)
+
+    endpoint = serve(on_chat(answer))
+    code, report, err, _ = _report(_day_repo(tmp_path, commits=2), _config(tmp_path, endpoint))
+    assert code == 0, err
+    assert report.run.calls == len(endpoint.chat) >= 2
+    assert report.run.prompt_tokens == report.run.completion_tokens == 0
+    assert all(c.analysis.usage.prompt_tokens == 0 for c in report.commits)

@@ -51,6 +51,7 @@ from repodaily.analyzers.llm.schema import (
     ChunkSummary,
     HighlightsReply,
     LLMVerdict,
+    bounded,
     describe_errors,
     finish_verdict,
     plain,
@@ -223,7 +224,7 @@ class LLMAnalyzer(Analyzer):
         paths, _ = self._part_calls(item)[part - 1]
         usage = Usage(calls=1)
         try:
-            summary = read_reply(self.clients[0].answer(reply, usage), ChunkSummary)
+            summary = bounded(read_reply(self.clients[0].answer(reply, usage), ChunkSummary))
         except AnalysisError as exc:
             exc.usage = usage
             raise
@@ -275,7 +276,7 @@ class LLMAnalyzer(Analyzer):
         )
         known = [sha for sha, _, _ in important]
         highlights = []
-        for bullet in reply.highlights:
+        for bullet in bounded(reply).highlights:
             cited = [sha for name in bullet.shas if (sha := _resolve(name, known)) is not None]
             text = plain(bullet.text)
             if text and cited and len(cited) == len(bullet.shas):
@@ -336,7 +337,7 @@ class LLMAnalyzer(Analyzer):
         for (paths, _), result in zip(calls, results, strict=True):
             if isinstance(result, BaseException):
                 raise result
-            notes.append(ChunkNote(paths=paths, summary=result))
+            notes.append(ChunkNote(paths=paths, summary=bounded(result)))
         return notes
 
     # -- endpoints in order

@@ -169,9 +169,17 @@ class _Exchange:
     seconds: float
 
 
+# More tokens than any model's window holds: a usage saying so is not a count (it would skew the totals
+# and the pace the concurrency follows), and is read as no count at all.
+_MAX_TOKENS_COUNTED = 100_000_000
+
+
 def _count(counts: dict[str, Any], key: str) -> int:
+    """A token count the answer reports: a whole number of tokens one call can use, else 0."""
     value = counts.get(key)
-    return value if isinstance(value, int) and value > 0 else 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return value if 0 < value <= _MAX_TOKENS_COUNTED else 0
 
 
 def _gauge_total(metrics: str, names: tuple[str, ...]) -> int | None:

@@ -8,7 +8,10 @@ Length and count bounds are *hints* in the JSON schema only
 vLLM) stop instead of rambling until ``max_tokens``, while a good model that
 writes one sentence too many is not failed for it.
 
-After validation, :func:`finish_verdict` applies the importance overrides, the
+After validation, :func:`bounded` cuts what runs far past a hint (at
+``_SLACK`` times it): a model that ignores the hints, or a server that does
+not enforce them, cannot fill a report, the cache or a chat message with one
+answer. :func:`finish_verdict` then applies the importance overrides, the
 part of the rubric that is a rule rather than judgement, and makes every string
 plain text. The depth by importance is applied where every analyzer's is, when
 the verdict becomes an analysis (:meth:`~repodaily.models.Analysis.of`).
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import copy
 import re
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,6 +34,7 @@ __all__ = [
     "LLMVerdict",
     "VerdictInsight",
     "VerdictRecommendation",
+    "bounded",
     "describe_errors",
     "finish_verdict",
     "json_schema",
@@ -40,6 +44,10 @@ __all__ = [
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _TRAILING_SPACE = re.compile(r"[ \t]+\n")
 _MAX_ERRORS_SHOWN = 8
+# How far past a schema hint an answer is kept: room for a sentence too many, not for a flood.
+_SLACK = 3
+
+_Answer = TypeVar("_Answer", bound=BaseModel)
 
 
 def _text(max_length: int, **kwargs: Any) -> Any:
@@ -144,6 +152,36 @@ def _clean(node: Any, *, strict: bool) -> None:
             _clean(child, strict=strict)
 
 
+def bounded(reply: _Answer) -> _Answer:
+    """``reply`` with each text and list cut at ``_SLACK`` times its schema hint, recursively (items that are replies).
+
+    A cut text ends with "…"; a cut list keeps its first items, the ones a model
+    puts first because they matter most.
+    """
+    update: dict[str, Any] = {}
+    for name, field in type(reply).model_fields.items():
+        hint = cast(dict[str, Any], field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {})
+        value = getattr(reply, name)
+        if isinstance(value, str) and "maxLength" in hint:
+            update[name] = _clip(value, hint["maxLength"])
+        elif isinstance(value, list) and "maxItems" in hint:
+            item_length = hint.get("items", {}).get("maxLength")
+            update[name] = [
+                _clip(item, item_length) if isinstance(item, str) and item_length else _bounded_item(item)
+                for item in value[: _SLACK * hint["maxItems"]]
+            ]
+    return reply.model_copy(update=update)
+
+
+def _bounded_item(item: Any) -> Any:
+    return bounded(item) if isinstance(item, BaseModel) else item
+
+
+def _clip(text: str, hint: int) -> str:
+    limit = _SLACK * hint
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def plain(text: str) -> str:
     """Model text as plain text: no surrounding space, no blank lines, no trailing spaces."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").strip()
@@ -159,6 +197,7 @@ def finish_verdict(reply: LLMVerdict) -> Verdict:
 
     ``security`` or ``breaking`` lifts importance to at least medium.
     """
+    reply = bounded(reply)
     importance = reply.importance
     if (reply.flags.security or reply.flags.breaking) and importance == Importance.low:
         importance = Importance.medium
