@@ -31,7 +31,7 @@ from repodaily.analyzers.heuristic.evidence import Evidence, read_message
 from repodaily.analyzers.heuristic.files import Files, documents_behaviour, impact_scope, read_files
 from repodaily.analyzers.heuristic.groundwork import read_series_groundwork
 from repodaily.analyzers.heuristic.idioms import weigh_idioms
-from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback
+from repodaily.analyzers.heuristic.patch import read_diff, read_patch_fallback, without_unused_env
 from repodaily.analyzers.heuristic.pull import read_pull_request
 from repodaily.analyzers.heuristic.revisions import read_revision_pins
 from repodaily.analyzers.heuristic.rules import RuleSet
@@ -102,7 +102,7 @@ class HeuristicAnalyzer(Analyzer):
         message = effective_message(item, self.rules)
         title = parse_title(message.title, self.rules, bare=message.sync_merge)
         facts = read_files(item.files, self.rules)
-        surface = read_surface(facts, self.rules)
+        surface = without_unused_env(read_surface(facts, self.rules), title, self.rules)
         quote = self._writer.m.quote
         # A branch-sync merge's title and body say nothing about what it brings: only its content counts.
         evidence = (

@@ -26,6 +26,9 @@ _PYTHON = (".py", ".pyi")
 _TOKEN = re.compile(r"""[rbuRBU]{0,2}("(\\.|[^"\\\n])*"|'(\\.|[^'\\\n])*')|[A-Za-z_]\w*|->|\n|\S""")
 _OPENS, _CLOSES = "([{", ")]}"
 _KEYWORDS = frozenset([*keyword.kwlist, *keyword.softkwlist])
+#: Imports of the modules annotations take their names from: an annotation made precise
+#: (``list[int]`` to ``Sequence[int]``) imports the new name, and runs nothing else.
+_TYPING_IMPORT = re.compile(r"\s*(from\s+(typing|typing_extensions|collections\.abc)\s+import\b|import\s+typing\b)")
 
 
 def annotations_only(file: ContextFile) -> bool:
@@ -36,6 +39,12 @@ def annotations_only(file: ContextFile) -> bool:
 def _same_but_annotations(hunk: str) -> bool | None:
     """True: the hunk changes annotations and nothing else; False: it changes nothing; None: it changes code."""
     removed, added = changed_lines(hunk)
+    if "import" in hunk:
+        # The names annotations use, imported: alone they change no code, beside an annotation they serve it.
+        removed = [line for line in removed if not _TYPING_IMPORT.match(line)]
+        added = [line for line in added if not _TYPING_IMPORT.match(line)]
+        if not removed and not added:
+            return False
     # An annotation is written after a colon or an arrow: a hunk whose changed lines hold neither changes code.
     if not any(":" in line for line in removed + added):
         return None

@@ -381,6 +381,19 @@ class RemovedDefinitionRules(Strict):
     patterns: list[str] = Field(default_factory=list)
     type: ChangeType | None = ChangeType.feat
     weight: float = Field(default=5.0, ge=0)
+    unused_env_title: str | None = Field(
+        default=None,
+        description="a title that calls the environment variables it removes unused: their removal breaks nothing",
+    )
+
+    @field_validator("unused_env_title")
+    @classmethod
+    def _check_title(cls, value: str | None) -> str | None:
+        return None if value is None else check_regex(value)
+
+    @cached_property
+    def unused_env_regex(self) -> re.Pattern[str] | None:
+        return None if self.unused_env_title is None else re.compile(self.unused_env_title, FLAGS)
 
     @field_validator("patterns")
     @classmethod

@@ -19,7 +19,7 @@ from repodaily.analyzers.heuristic.sentences import code_span
 from repodaily.analyzers.heuristic.title import Title
 from repodaily.models import ChangeType, ContextFile, FileStatus, SurfaceAction, SurfaceChange, SurfaceKind
 
-__all__ = ["read_diff", "read_patch_fallback", "shipped_lines", "signed_lines", "version_changes"]
+__all__ = ["read_diff", "read_patch_fallback", "shipped_lines", "signed_lines", "version_changes", "without_unused_env"]
 
 
 def _patch_lines(file: ContextFile, sign: str) -> tuple[str, ...]:
@@ -43,6 +43,19 @@ def _lines(text: str) -> list[str]:
 
 #: Surface changes whose removal is a removed definition: what users typed or set.
 _REMOVABLE = (SurfaceKind.cli_option, SurfaceKind.env_var)
+
+
+def without_unused_env(surface: list[SurfaceChange], title: Title, rules: RuleSet) -> list[SurfaceChange]:
+    """``surface`` less the environment variables it removes when the title calls them unused.
+
+    The diff shows an entry of the variables' table going, never that nothing read it;
+    "Remove unused env variable" says so, and a variable nothing reads did nothing when set:
+    its removal takes nothing from users.
+    """
+    regex = rules.removed_definitions.unused_env_regex
+    if regex is None or "env" not in title.subject.lower() or regex.search(title.subject) is None:
+        return surface
+    return [c for c in surface if not (c.kind == SurfaceKind.env_var and c.change == SurfaceAction.removed)]
 
 
 def read_diff(evidence: Evidence, title: Title, facts: Files, rules: RuleSet, surface: list[SurfaceChange]) -> None:
