@@ -11,9 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_surface import Repo, analyse
 
 from repodaily.models import ChangeType, Importance
-from tests.test_surface import Repo, analyse
 
 _CMAKE = (
     "cmake_minimum_required(VERSION 3.26)\n"

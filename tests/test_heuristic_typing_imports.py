@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from test_surface import Repo, analyse
+
 from repodaily.models import Importance
-from tests.test_surface import Repo, analyse
 
 _UTILS = (
     "from collections.abc import Iterable\n"
