@@ -632,12 +632,14 @@ def test_the_tags_of_the_day_are_its_releases_when_no_platform_says_more(tmp_pat
 
 
 _FLOOD = "!f() { echo 'fatal: the remote hung up' >&2; head -c 300000000 /dev/zero | tr '\\0' r >&2; exit 1; }; f"
-# Run in a process of its own, so its peak memory is its own.
+# Run in a process of its own, so its peak memory is its own: VmHWM is the peak of this program's memory
+# (getrusage's maxrss would start at the peak of the test runner that forked it).
 _FLOODED = """
-import resource, sys
+import re, sys
 from repodaily.sources.git.process import run_git
 result = run_git(["-c", "alias.flood=" + sys.argv[1], "flood"])
-print(result.returncode, len(result.stderr), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+peak_kib = int(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1))
+print(result.returncode, len(result.stderr), peak_kib // 1024)
 print(result.stderr[:40])
 """
 
